@@ -1,0 +1,140 @@
+package bundles
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"reflect"
+)
+
+// FingerprintAnnotation holds a bundle's fingerprint on the bundle itself.
+const FingerprintAnnotation = "bundle-adapter.io/fingerprint"
+
+// Fingerprint is the hex SHA-256 of Canonical of exactly spec.workload.manifests,
+// spec.deleteOption, spec.manifestConfigs, metadata.labels and
+// metadata.annotations minus FingerprintAnnotation; absent and empty are the
+// same (see the package documentation for the exact document hashed). The
+// same meaning gives the same fingerprint across processes and versions:
+// map order, YAML key order and whitespace, and number spelling (1 and 1.0)
+// never change it. work is not modified.
+func Fingerprint(work map[string]any) (string, error) {
+	doc, err := fingerprintDoc(work)
+	if err != nil {
+		return "", fmt.Errorf("fingerprint: %w", err)
+	}
+	e := canonGet(false)
+	defer canonPut(e)
+	if err := e.object(doc); err != nil {
+		return "", fmt.Errorf("fingerprint: %w", err)
+	}
+	sum := sha256.Sum256(e.buf)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// fingerprintDoc picks the fingerprinted members out of work.
+func fingerprintDoc(work map[string]any) (map[string]any, error) {
+	metadata, err := fingerprintObject(work, "metadata", "metadata")
+	if err != nil {
+		return nil, err
+	}
+	spec, err := fingerprintObject(work, "spec", "spec")
+	if err != nil {
+		return nil, err
+	}
+	workload, err := fingerprintObject(spec, "workload", "spec.workload")
+	if err != nil {
+		return nil, err
+	}
+	doc := make(map[string]any, 5)
+	fingerprintPut(doc, "manifests", workload["manifests"])
+	fingerprintPut(doc, "deleteOption", spec["deleteOption"])
+	fingerprintPut(doc, "manifestConfigs", spec["manifestConfigs"])
+	fingerprintPut(doc, "labels", metadata["labels"])
+	fingerprintPut(doc, "annotations", fingerprintAnnotations(metadata["annotations"]))
+	return doc, nil
+}
+
+// fingerprintObject returns parent[key] as a map; absent or null is nil.
+func fingerprintObject(parent map[string]any, key, path string) (map[string]any, error) {
+	switch v := parent[key].(type) {
+	case nil:
+		return nil, nil
+	case map[string]any:
+		return v, nil
+	default:
+		return nil, fmt.Errorf("%s must be an object, not %T", path, v)
+	}
+}
+
+// fingerprintPut sets doc[key] unless v is null or an empty list or map.
+func fingerprintPut(doc map[string]any, key string, v any) {
+	if v == nil {
+		return
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Map, reflect.Slice:
+		if rv.Len() == 0 {
+			return
+		}
+	case reflect.Pointer, reflect.Interface:
+		if rv.IsNil() {
+			return
+		}
+	}
+	doc[key] = v
+}
+
+// fingerprintAnnotations returns annotations without FingerprintAnnotation,
+// copying only when it is present.
+func fingerprintAnnotations(v any) any {
+	switch a := v.(type) {
+	case map[string]any:
+		if _, ok := a[FingerprintAnnotation]; !ok {
+			return a
+		}
+		out := make(map[string]any, len(a))
+		for k, val := range a {
+			if k != FingerprintAnnotation {
+				out[k] = val
+			}
+		}
+		return out
+	case map[string]string:
+		if _, ok := a[FingerprintAnnotation]; !ok {
+			return a
+		}
+		out := make(map[string]string, len(a))
+		for k, val := range a {
+			if k != FingerprintAnnotation {
+				out[k] = val
+			}
+		}
+		return out
+	}
+	return v
+}
+
+// Stamp sets the fingerprint annotation on work, creating metadata and
+// metadata.annotations when absent. A metadata or annotations value that is
+// not a map is replaced. work must not be nil.
+func Stamp(work map[string]any, fingerprint string) {
+	metadata, _ := work["metadata"].(map[string]any)
+	if metadata == nil {
+		metadata = map[string]any{}
+		work["metadata"] = metadata
+	}
+	switch a := metadata["annotations"].(type) {
+	case map[string]any:
+		if a != nil {
+			a[FingerprintAnnotation] = fingerprint
+			return
+		}
+	case map[string]string:
+		if a != nil {
+			a[FingerprintAnnotation] = fingerprint
+			return
+		}
+	}
+	metadata["annotations"] = map[string]any{FingerprintAnnotation: fingerprint}
+}

@@ -1,0 +1,160 @@
+package config
+
+// AdapterConfig is the per-deployment file: who the adapter is and how it
+// reaches the HyperFleet API, the broker and Maestro. Every leaf can be
+// overridden by an environment variable (see EnvName) and flags override env.
+type AdapterConfig struct {
+	Adapter     AdapterInfo `yaml:"adapter"`
+	DebugConfig bool        `yaml:"debug_config"`
+	Log         LogConfig   `yaml:"log"`
+	Clients     Clients     `yaml:"clients"`
+}
+
+// AdapterInfo names the adapter in status reports, logs and metrics.
+type AdapterInfo struct {
+	Name    string `yaml:"name"`
+	Version string `yaml:"version"`
+}
+
+// LogConfig selects the slog handler. Defaults: level info, format json,
+// output stdout.
+type LogConfig struct {
+	Level  string `yaml:"level"`
+	Format string `yaml:"format"`
+	Output string `yaml:"output"`
+}
+
+// Clients holds the three boundaries of the adapter.
+type Clients struct {
+	HyperfleetAPI HyperfleetAPIConfig `yaml:"hyperfleet_api"`
+	Broker        BrokerSubscription  `yaml:"broker"`
+	Maestro       MaestroConfig       `yaml:"maestro"`
+	// Kubernetes is accepted so HyperFleet adapter configs load unchanged; the
+	// Kubernetes transport itself is not supported and is never used.
+	Kubernetes *KubernetesClient `yaml:"kubernetes"`
+}
+
+// HyperfleetAPIConfig configures the HyperFleet API client. Relative URLs in
+// the task config ("/clusters/x") are sent to BaseURL + "/api/hyperfleet/" +
+// Version. Defaults: version v1, timeout 10s, 3 attempts, exponential backoff.
+type HyperfleetAPIConfig struct {
+	BaseURL       string   `yaml:"base_url"`
+	Version       string   `yaml:"version"`
+	Timeout       Duration `yaml:"timeout"`
+	RetryAttempts int      `yaml:"retry_attempts"`
+	RetryBackoff  string   `yaml:"retry_backoff"`
+	Auth          APIAuth  `yaml:"auth"`
+}
+
+// APIAuth reads a bearer token from a file; the token itself never appears in
+// config files, dumps or logs.
+type APIAuth struct {
+	TokenPath     string   `yaml:"token_path"`
+	TokenCacheTTL Duration `yaml:"token_cache_ttl"`
+}
+
+// BrokerSubscription names what this adapter consumes. The queue (RabbitMQ)
+// or subscription (Pub/Sub) is "<topic>-<subscription_id>": replicas that share
+// a subscription id compete for events, different ids each get every event.
+type BrokerSubscription struct {
+	SubscriptionID string `yaml:"subscription_id"`
+	Topic          string `yaml:"topic"`
+}
+
+// MaestroConfig configures the Maestro source client. Defaults: timeout 10s,
+// 3 retry attempts for unavailable errors.
+type MaestroConfig struct {
+	GRPCServerAddress        string      `yaml:"grpc_server_address"`
+	HTTPServerAddress        string      `yaml:"http_server_address"`
+	SourceID                 string      `yaml:"source_id"`
+	ClientID                 string      `yaml:"client_id"`
+	Insecure                 bool        `yaml:"insecure"`
+	Timeout                  Duration    `yaml:"timeout"`
+	ServerHealthinessTimeout Duration    `yaml:"server_healthiness_timeout"`
+	RetryAttempts            int         `yaml:"retry_attempts"`
+	Keepalive                Keepalive   `yaml:"keepalive"`
+	Auth                     MaestroAuth `yaml:"auth"`
+}
+
+// Keepalive configures gRPC keepalive pings.
+type Keepalive struct {
+	Time    Duration `yaml:"time"`
+	Timeout Duration `yaml:"timeout"`
+}
+
+// MaestroAuth selects how the adapter authenticates to Maestro: "tls" (mTLS
+// with the files below) or empty (plain, allowed only with insecure: true).
+type MaestroAuth struct {
+	Type      string    `yaml:"type"`
+	TLSConfig TLSConfig `yaml:"tls_config"`
+}
+
+// TLSConfig holds file paths only; key material is read at start-up.
+type TLSConfig struct {
+	CAFile     string `yaml:"ca_file"`
+	CertFile   string `yaml:"cert_file"`
+	KeyFile    string `yaml:"key_file"`
+	ServerName string `yaml:"server_name"`
+	HTTPCAFile string `yaml:"http_ca_file"`
+}
+
+// KubernetesClient is accepted for compatibility and otherwise ignored.
+type KubernetesClient struct {
+	APIVersion     string  `yaml:"api_version"`
+	KubeConfigPath string  `yaml:"kube_config_path"`
+	QPS            float64 `yaml:"qps"`
+	Burst          int     `yaml:"burst"`
+}
+
+func defaultAdapterConfig() AdapterConfig {
+	return AdapterConfig{
+		Log: LogConfig{Level: "info", Format: "json", Output: "stdout"},
+		Clients: Clients{
+			HyperfleetAPI: HyperfleetAPIConfig{Version: "v1", Timeout: Duration(10e9), RetryAttempts: 3, RetryBackoff: "exponential"},
+			Maestro:       MaestroConfig{Timeout: Duration(10e9), RetryAttempts: 3},
+		},
+	}
+}
+
+func (c *AdapterConfig) validate(l *errorList) {
+	if c.Adapter.Name == "" {
+		l.add("adapter.name", "is required")
+	}
+	oneOf(l, "log.level", c.Log.Level, "debug", "info", "warn", "error")
+	oneOf(l, "log.format", c.Log.Format, "json", "text")
+	oneOf(l, "log.output", c.Log.Output, "stdout", "stderr")
+	api := c.Clients.HyperfleetAPI
+	if api.BaseURL != "" {
+		checkURL(l, "clients.hyperfleet_api.base_url", api.BaseURL)
+	}
+	oneOf(l, "clients.hyperfleet_api.retry_backoff", api.RetryBackoff, "exponential", "linear", "constant")
+	if api.RetryAttempts < 1 {
+		l.add("clients.hyperfleet_api.retry_attempts", "must be at least 1")
+	}
+	c.Clients.Maestro.validate(l, "clients.maestro")
+}
+
+func (m *MaestroConfig) validate(l *errorList, path string) {
+	if m.GRPCServerAddress == "" {
+		l.add(path+".grpc_server_address", "is required")
+	}
+	if m.HTTPServerAddress == "" {
+		l.add(path+".http_server_address", "is required")
+	} else {
+		checkURL(l, path+".http_server_address", m.HTTPServerAddress)
+	}
+	if m.SourceID == "" {
+		l.add(path+".source_id", "is required")
+	}
+	oneOf(l, path+".auth.type", m.Auth.Type, "", "tls")
+	tls := m.Auth.TLSConfig
+	if m.Auth.Type == "tls" && tls.CAFile == "" {
+		l.add(path+".auth.tls_config.ca_file", "is required when auth.type is tls")
+	}
+	if (tls.CertFile == "") != (tls.KeyFile == "") {
+		l.add(path+".auth.tls_config", "cert_file and key_file must be set together")
+	}
+	if m.Auth.Type == "" && !m.Insecure {
+		l.add(path+".auth.type", "set auth.type: tls, or insecure: true to talk to Maestro without TLS")
+	}
+}

@@ -1,0 +1,91 @@
+package config
+
+// BrokerConfig is broker.yaml (path from BROKER_CONFIG_FILE). Every leaf can be
+// overridden by the environment variable named by its upper-cased path, e.g.
+// BROKER_RABBITMQ_URL or SUBSCRIBER_PARALLELISM.
+type BrokerConfig struct {
+	Broker     BrokerSettings   `yaml:"broker"`
+	Subscriber SubscriberConfig `yaml:"subscriber"`
+}
+
+// BrokerSettings selects and configures the message broker.
+type BrokerSettings struct {
+	Type         string        `yaml:"type"`
+	RabbitMQ     RabbitMQ      `yaml:"rabbitmq"`
+	GooglePubSub GooglePubSub  `yaml:"googlepubsub"`
+	Delivery     DeliveryRules `yaml:"delivery"`
+}
+
+// RabbitMQ configures the AMQP consumer. URL may carry credentials; they are
+// redacted from dumps and logs. Defaults: exchange_type topic, prefetch 10.
+type RabbitMQ struct {
+	URL           string `yaml:"url"`
+	Exchange      string `yaml:"exchange"`
+	ExchangeType  string `yaml:"exchange_type"`
+	PrefetchCount int    `yaml:"prefetch_count"`
+}
+
+// GooglePubSub configures the Pub/Sub consumer. Defaults: ack deadline 60s,
+// 5 delivery attempts before dead-lettering, 1000 outstanding messages.
+type GooglePubSub struct {
+	ProjectID              string `yaml:"project_id"`
+	AckDeadlineSeconds     int    `yaml:"ack_deadline_seconds"`
+	DeadLetterMaxAttempts  int    `yaml:"dead_letter_max_attempts"`
+	DeadLetterTopic        string `yaml:"dead_letter_topic"`
+	MaxOutstandingMessages int    `yaml:"max_outstanding_messages"`
+	Endpoint               string `yaml:"endpoint"`
+}
+
+// DeliveryRules is the at-least-once contract shared by both brokers: a failed
+// event is redelivered with backoff at most MaxDeliveries times, then
+// dead-lettered. Defaults: 5 deliveries, backoff 1s doubling to 1m.
+type DeliveryRules struct {
+	MaxDeliveries int      `yaml:"max_deliveries"`
+	MinBackoff    Duration `yaml:"min_backoff"`
+	MaxBackoff    Duration `yaml:"max_backoff"`
+}
+
+// SubscriberConfig sets how many events are processed at once. Events for the
+// same resource are never processed concurrently, whatever the parallelism.
+type SubscriberConfig struct {
+	Parallelism     int      `yaml:"parallelism"`
+	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
+}
+
+func defaultBrokerConfig() BrokerConfig {
+	return BrokerConfig{
+		Broker: BrokerSettings{
+			RabbitMQ:     RabbitMQ{ExchangeType: "topic", PrefetchCount: 10},
+			GooglePubSub: GooglePubSub{AckDeadlineSeconds: 60, DeadLetterMaxAttempts: 5, MaxOutstandingMessages: 1000},
+			Delivery:     DeliveryRules{MaxDeliveries: 5, MinBackoff: Duration(1e9), MaxBackoff: Duration(60e9)},
+		},
+		Subscriber: SubscriberConfig{Parallelism: 4, ShutdownTimeout: Duration(30e9)},
+	}
+}
+
+func (c *BrokerConfig) validate(l *errorList) {
+	switch c.Broker.Type {
+	case "rabbitmq":
+		if c.Broker.RabbitMQ.URL == "" {
+			l.add("broker.rabbitmq.url", "is required when broker.type is rabbitmq")
+		}
+		if c.Broker.RabbitMQ.Exchange == "" {
+			l.add("broker.rabbitmq.exchange", "is required when broker.type is rabbitmq")
+		}
+		oneOf(l, "broker.rabbitmq.exchange_type", c.Broker.RabbitMQ.ExchangeType, "topic", "direct", "fanout")
+	case "googlepubsub":
+		if c.Broker.GooglePubSub.ProjectID == "" {
+			l.add("broker.googlepubsub.project_id", "is required when broker.type is googlepubsub")
+		}
+	case "":
+		l.add("broker.type", "is required (rabbitmq or googlepubsub)")
+	default:
+		l.add("broker.type", "must be rabbitmq or googlepubsub, not %q", c.Broker.Type)
+	}
+	if c.Subscriber.Parallelism < 1 {
+		l.add("subscriber.parallelism", "must be at least 1")
+	}
+	if c.Broker.Delivery.MaxDeliveries < 1 {
+		l.add("broker.delivery.max_deliveries", "must be at least 1")
+	}
+}

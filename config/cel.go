@@ -1,0 +1,178 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/ext"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+// CEL limits. An expression whose evaluation exceeds CELCostLimit fails with
+// a clear error instead of burning CPU; evaluation also stops when the
+// context given to ContextEval is done.
+const (
+	CELCostLimit              = 1_000_000
+	celInterruptCheckInterval = 100
+)
+
+// Names every task-config expression can use besides the config's own params,
+// preconditions and captures.
+var builtinVars = []string{"event", "env", "resources", "adapter", "bundles", "metadata"}
+
+// CELEnv is the one CEL environment of a task config: every param,
+// precondition, capture and payload name plus the built-in names above, all
+// typed dyn. Expressions are type-checked against it at load, so a misspelled
+// name is a load error, not a runtime surprise.
+type CELEnv struct {
+	env   *cel.Env
+	Names []string
+}
+
+func celOptions() []cel.EnvOption {
+	return []cel.EnvOption{
+		cel.OptionalTypes(),
+		cel.CrossTypeNumericComparisons(true),
+		ext.Strings(),
+		ext.Lists(),
+		ext.Encoders(),
+		cel.Function("toJson",
+			cel.Overload("toJson_dyn", []*cel.Type{cel.DynType}, cel.StringType,
+				cel.UnaryBinding(celToJSON))),
+	}
+}
+
+func newCELEnv(names []string) (*CELEnv, error) {
+	opts := celOptions()
+	sorted := append([]string(nil), names...)
+	sort.Strings(sorted)
+	for _, n := range sorted {
+		opts = append(opts, cel.Variable(n, cel.DynType))
+	}
+	env, err := cel.NewEnv(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &CELEnv{env: env, Names: sorted}, nil
+}
+
+// compile type-checks e and attaches its program. Errors are recorded in l.
+func (c *CELEnv) compile(l *errorList, e *Expr) {
+	if e == nil {
+		return
+	}
+	if strings.TrimSpace(e.Src) == "" {
+		l.addAt(e.Path, e.Line, "CEL expression is empty")
+		return
+	}
+	ast, iss := c.env.Compile(e.Src)
+	if iss.Err() != nil {
+		l.addAt(e.Path, e.Line, "CEL: %s", oneLine(iss.Err().Error()))
+		return
+	}
+	c.program(l, e, ast)
+}
+
+func (c *CELEnv) program(l *errorList, e *Expr, ast *cel.Ast) {
+	prg, err := c.env.Program(ast,
+		cel.CostLimit(CELCostLimit),
+		cel.InterruptCheckFrequency(celInterruptCheckInterval),
+		cel.EvalOptions(cel.OptOptimize))
+	if err != nil {
+		l.addAt(e.Path, e.Line, "CEL: %s", oneLine(err.Error()))
+		return
+	}
+	e.Program = prg
+}
+
+var responseEnv = mustEnv(cel.NewEnv(celOptions()...))
+
+// compileResponseExpr compiles a capture expression. Its variables are the
+// top-level fields of an API response, unknown until run time, so it is
+// parsed (syntax-checked) at load and not type-checked; a missing field is a
+// run-time error naming it.
+func compileResponseExpr(l *errorList, e *Expr) {
+	if e == nil {
+		return
+	}
+	ast, iss := responseEnv.Parse(e.Src)
+	if iss.Err() != nil {
+		l.addAt(e.Path, e.Line, "CEL: %s", oneLine(iss.Err().Error()))
+		return
+	}
+	(&CELEnv{env: responseEnv}).program(l, e, ast)
+}
+
+func mustEnv(env *cel.Env, err error) *cel.Env {
+	if err != nil {
+		panic(err)
+	}
+	return env
+}
+
+func celToJSON(v ref.Val) ref.Val {
+	native, err := v.ConvertToNative(reflect.TypeOf(&structpb.Value{}))
+	if err != nil {
+		return types.NewErr("toJson: %v", err)
+	}
+	b, err := protojson.Marshal(native.(*structpb.Value))
+	if err != nil {
+		return types.NewErr("toJson: %v", err)
+	}
+	return types.String(b)
+}
+
+// oneLine keeps the message lines of a CEL error and drops its caret
+// pictures: "ERROR: <input>:1:5: undeclared reference to 'x'\n | x\n | ^"
+// becomes "1:5: undeclared reference to 'x'".
+func oneLine(s string) string {
+	var msgs []string
+	for _, line := range strings.Split(s, "\n") {
+		if rest, ok := strings.CutPrefix(line, "ERROR: <input>:"); ok {
+			msgs = append(msgs, strings.TrimSpace(rest))
+		}
+	}
+	if len(msgs) == 0 {
+		return strings.Join(strings.Fields(s), " ")
+	}
+	return strings.ReplaceAll(strings.Join(msgs, "; "), " (in container '')", "")
+}
+
+// celLiteral renders a Go value decoded from YAML as a CEL literal.
+func celLiteral(v any) (string, error) {
+	switch x := v.(type) {
+	case nil:
+		return "null", nil
+	case string:
+		return fmt.Sprintf("%q", x), nil
+	case bool:
+		return fmt.Sprint(x), nil
+	case int:
+		return fmt.Sprint(x), nil
+	case float64:
+		s := strconv.FormatFloat(x, 'g', -1, 64)
+		if !strings.ContainsAny(s, ".eEn") {
+			s += ".0"
+		}
+		return s, nil
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			s, err := celLiteral(e)
+			if err != nil {
+				return "", err
+			}
+			parts[i] = s
+		}
+		return "[" + strings.Join(parts, ", ") + "]", nil
+	default:
+		return "", fmt.Errorf("value %v (%T) cannot be compared", v, v)
+	}
+}

@@ -1,0 +1,64 @@
+package config
+
+import (
+	"os"
+
+	"gopkg.in/yaml.v3"
+)
+
+func compilePost(l *errorList, env *CELEnv, dir string, p *Post) {
+	for i := range p.Payloads {
+		compilePayload(l, env, dir, &p.Payloads[i], indexPath("post.payloads", i))
+	}
+	actions := newUniqueNames(l, "post action")
+	for i := range p.PostActions {
+		a := &p.PostActions[i]
+		path := indexPath("post.post_actions", i)
+		actions.check(path, a.Name)
+		if a.When != nil {
+			compileWhen(l, env, a.When, path+".when")
+		}
+		if a.APICall == nil {
+			l.add(path+".api_call", "is required")
+			continue
+		}
+		compileAPICall(l, a.APICall, path+".api_call", "PUT")
+	}
+}
+
+func compilePayload(l *errorList, env *CELEnv, dir string, p *Payload, path string) {
+	if p.When != nil {
+		compileWhen(l, env, p.When, path+".when")
+	}
+	build := p.Build
+	switch {
+	case p.Build != nil && p.BuildRef != "":
+		l.add(path, "set build or build_ref, not both")
+		return
+	case p.BuildRef != "":
+		build = loadBuildRef(l, dir, p.BuildRef, path+".build_ref")
+	case p.Build == nil:
+		l.add(path+".build", "is required")
+		return
+	}
+	p.Compiled = compileBuild(l, env, path+".build", build)
+}
+
+func loadBuildRef(l *errorList, dir, ref, path string) any {
+	file, err := resolveRef(dir, ref)
+	if err != nil {
+		l.add(path, "%v", err)
+		return nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		l.add(path, "cannot read %s: %v", ref, unwrapPathErr(err))
+		return nil
+	}
+	var out any
+	if err := yaml.Unmarshal(data, &out); err != nil {
+		l.add(path, "%s: invalid YAML: %v", ref, err)
+		return nil
+	}
+	return out
+}

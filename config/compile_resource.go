@@ -1,0 +1,190 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+func compileResource(l *errorList, env *CELEnv, dir string, r *Resource, path string) {
+	compileTransport(l, &r.Transport, path+".transport")
+	compileManifest(l, dir, r, path+".manifest")
+	if r.Discovery != nil {
+		compileDiscovery(l, r.Discovery, path+".discovery")
+	}
+	nested := newUniqueNames(l, "nested discovery")
+	for i := range r.NestedDiscoveries {
+		p := indexPath(path+".nested_discoveries", i)
+		nested.check(p, r.NestedDiscoveries[i].Name)
+		compileDiscovery(l, &r.NestedDiscoveries[i].Discovery, p+".discovery")
+	}
+	if r.WorkName() == nil && r.Manifest != nil && r.Manifest.Compiled != nil {
+		l.add(path, "the bundle needs a name: set discovery.by_name or metadata.name in the manifest")
+	}
+	if r.Lifecycle != nil {
+		compileLifecycle(l, env, r, path+".lifecycle")
+	}
+}
+
+func compileTransport(l *errorList, t *Transport, path string) {
+	switch t.Client {
+	case "maestro":
+	case "":
+		if t.Maestro == nil {
+			l.add(path, "is required: {client: maestro, maestro: {target_cluster: ...}}")
+			return
+		}
+	default:
+		l.add(path+".client", "only the maestro transport is supported, not %q", t.Client)
+		return
+	}
+	if t.Maestro == nil || t.Maestro.TargetCluster.Src == "" {
+		l.add(path+".maestro.target_cluster", "is required: the Maestro consumer that receives the bundle")
+		return
+	}
+	compileText(l, &t.Maestro.TargetCluster)
+}
+
+func compileDiscovery(l *errorList, d *Discovery, path string) {
+	compileText(l, &d.ByName)
+	if d.ByName.Src == "" && d.BySelectors == nil {
+		l.add(path, "needs by_name or by_selectors")
+	}
+	if d.BySelectors != nil {
+		for k, v := range d.BySelectors.LabelSelector {
+			v.Path = path + ".by_selectors.label_selector." + k
+			compileText(l, &v)
+			d.BySelectors.LabelSelector[k] = v
+		}
+	}
+}
+
+func compileManifest(l *errorList, dir string, r *Resource, path string) {
+	m := r.Manifest
+	if m == nil {
+		l.add(path, "is required: an inline ManifestWork or {ref: file}")
+		return
+	}
+	var err error
+	if m.Ref != "" {
+		file, ferr := resolveRef(dir, m.Ref)
+		if ferr != nil {
+			l.add(path+".ref", "%v", ferr)
+			return
+		}
+		data, rerr := os.ReadFile(file)
+		if rerr != nil {
+			l.add(path+".ref", "cannot read %s: %v", m.Ref, unwrapPathErr(rerr))
+			return
+		}
+		m.Compiled, err = CompileManifestFile(file, data)
+	} else {
+		m.Compiled, err = CompileManifest(path, m.Inline)
+	}
+	if err != nil {
+		l.add(path, "%v", err)
+		m.Compiled = nil
+		return
+	}
+	checkManifestKind(l, m.Compiled, path)
+}
+
+// checkManifestKind rejects a literal kind other than ManifestWork.
+func checkManifestKind(l *errorList, m *Manifest, path string) {
+	tree, ok := m.Tree.(map[string]any)
+	if !ok {
+		return
+	}
+	if kind, isString := tree["kind"].(string); isString && kind != "ManifestWork" {
+		l.add(path+".kind", "must be ManifestWork (the maestro transport delivers ManifestWork bundles), not %q", kind)
+	}
+}
+
+// resolveRef resolves a manifest ref relative to the config folder and
+// refuses anything outside that folder, including through symlinks.
+func resolveRef(dir, ref string) (string, error) {
+	if filepath.IsAbs(ref) {
+		return "", errorf("ref %q must be relative to the config file's folder", ref)
+	}
+	file := filepath.Join(dir, ref)
+	if !within(dir, file) {
+		return "", errorf("ref %q points outside the config file's folder", ref)
+	}
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", errorf("cannot resolve %s: %v", dir, unwrapPathErr(err))
+	}
+	realFile, err := filepath.EvalSymlinks(file)
+	if err != nil {
+		return "", errorf("cannot read %s: %v", ref, unwrapPathErr(err))
+	}
+	if !within(realDir, realFile) {
+		return "", errorf("ref %q resolves (through a link) outside the config file's folder", ref)
+	}
+	return realFile, nil
+}
+
+func within(dir, file string) bool {
+	rel, err := filepath.Rel(dir, file)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+func compileLifecycle(l *errorList, env *CELEnv, r *Resource, path string) {
+	lc := r.Lifecycle
+	if lc.Delete != nil {
+		compileRule(l, env, lc.Delete, path+".delete")
+	}
+	if lc.Recreate == nil {
+		return
+	}
+	compileRule(l, env, lc.Recreate, path+".recreate")
+	if r.Discovery == nil {
+		l.add(path+".recreate", "requires a discovery block on the resource: recreation compares the observed bundle with the desired one")
+	}
+	if r.Manifest == nil || r.Manifest.Compiled == nil || r.AllowDestructiveRecreate {
+		return
+	}
+	for _, k := range r.Manifest.Compiled.Kinds() {
+		if slices.Contains(destructiveKinds, k) {
+			l.add(path+".recreate", "the bundle contains a %s: recreating it deletes everything inside it; set allow_destructive_recreate: true on the resource if that is intended", k)
+			return
+		}
+	}
+}
+
+func compileRule(l *errorList, env *CELEnv, rule *LifecycleRule, path string) {
+	compileWhen(l, env, rule.When, path+".when")
+	if rule.DeletionDeadline == 0 {
+		rule.DeletionDeadline = Duration(DefaultDeletionDeadline)
+	}
+	if rule.PropagationPolicy != "" {
+		oneOf(l, path+".propagation_policy", rule.PropagationPolicy, "Foreground", "Background", "Orphan")
+	}
+}
+
+// WorkName is the template naming the bundle in Maestro: discovery.by_name,
+// else the manifest's metadata.name. Nil when neither is set.
+func (r *Resource) WorkName() *Template {
+	if r.Discovery != nil && r.Discovery.ByName.T != nil {
+		return r.Discovery.ByName.T
+	}
+	if r.Manifest == nil || r.Manifest.Compiled == nil {
+		return nil
+	}
+	tree, ok := r.Manifest.Compiled.Tree.(map[string]any)
+	if !ok {
+		return nil
+	}
+	meta, _ := tree["metadata"].(map[string]any)
+	switch name := meta["name"].(type) {
+	case *Template:
+		return name
+	case string:
+		t, err := ParseTemplate("metadata.name", name)
+		if err == nil {
+			return t
+		}
+	}
+	return nil
+}

@@ -1,0 +1,202 @@
+package config
+
+import (
+	"slices"
+	"time"
+)
+
+// DefaultDeletionDeadline is how long a deletion may stay pending before the
+// bundle outcome says stalled, when a lifecycle rule does not set one.
+const DefaultDeletionDeadline = 10 * time.Minute
+
+// Kinds whose recreation deletes everything inside them.
+var destructiveKinds = []string{"Namespace", "CustomResourceDefinition"}
+
+var paramTypes = []string{"", "string", "int", "int64", "float", "float64", "bool"}
+
+func compileTask(l *errorList, c *TaskConfig) {
+	env, err := newCELEnv(c.variableNames(l))
+	if err != nil {
+		l.add("", "internal: CEL environment: %v", err)
+		return
+	}
+	c.CEL = env
+	for i := range c.Params {
+		compileParam(l, env, &c.Params[i], indexPath("params", i))
+	}
+	for i := range c.Preconditions {
+		compilePrecondition(l, env, &c.Preconditions[i], indexPath("preconditions", i))
+	}
+	names := newUniqueNames(l, "resource")
+	for i := range c.Resources {
+		p := indexPath("resources", i)
+		names.check(p, c.Resources[i].Name)
+		compileResource(l, env, c.Dir(), &c.Resources[i], p)
+	}
+	if c.Post != nil {
+		compilePost(l, env, c.Dir(), c.Post)
+	}
+}
+
+// variableNames lists every name CEL expressions may use, reporting names
+// that are reused within params, preconditions or payloads, or that shadow a
+// built-in. A capture may reuse a param's name: the captured value wins.
+func (c *TaskConfig) variableNames(l *errorList) []string {
+	set := map[string]bool{}
+	add := func(path, name string) {
+		if slices.Contains(builtinVars, name) {
+			l.add(path+".name", "%q is a built-in name (%v) and cannot be redefined", name, builtinVars)
+			return
+		}
+		set[name] = true
+	}
+	params := newUniqueNames(l, "param")
+	for i, p := range c.Params {
+		path := indexPath("params", i)
+		if params.check(path, p.Name) {
+			add(path, p.Name)
+		}
+	}
+	pre := newUniqueNames(l, "precondition")
+	for i, p := range c.Preconditions {
+		path := indexPath("preconditions", i)
+		if pre.check(path, p.Name) {
+			add(path, p.Name)
+		}
+		caps := newUniqueNames(l, "capture")
+		for j, cp := range p.Capture {
+			cpath := indexPath(path+".capture", j)
+			if caps.check(cpath, cp.Name) {
+				add(cpath, cp.Name)
+			}
+		}
+	}
+	if c.Post != nil {
+		payloads := newUniqueNames(l, "payload")
+		for i, p := range c.Post.Payloads {
+			path := indexPath("post.payloads", i)
+			if payloads.check(path, p.Name) {
+				add(path, p.Name)
+			}
+		}
+	}
+	names := make([]string, 0, len(set)+len(builtinVars))
+	for n := range set {
+		names = append(names, n)
+	}
+	return append(names, builtinVars...)
+}
+
+func compileParam(l *errorList, env *CELEnv, p *Param, path string) {
+	if !slices.Contains(paramTypes, p.Type) {
+		l.add(path+".type", "must be one of string, int, int64, float, float64, bool, not %q", p.Type)
+	}
+	s := &p.Source
+	set := 0
+	for _, b := range []bool{s.Path != "", s.APICall != nil, s.Expression != nil} {
+		if b {
+			set++
+		}
+	}
+	switch {
+	case set == 0:
+		l.add(path+".source", "is required: event.<field>, env.<NAME>, {api_call: ...} or {expression: ...}")
+	case set > 1:
+		l.add(path+".source", "set only one of api_call and expression")
+	case s.Path != "":
+		if !validSourcePath(s.Path) {
+			l.add(path+".source", "must start with event. or env. (or be {api_call: ...} / {expression: ...}), not %q", s.Path)
+		}
+	case s.APICall != nil:
+		compileAPICall(l, s.APICall, path+".source.api_call", "GET")
+	default:
+		env.compile(l, s.Expression)
+	}
+}
+
+func validSourcePath(p string) bool {
+	for _, prefix := range []string{"event.", "env."} {
+		if len(p) > len(prefix) && p[:len(prefix)] == prefix {
+			return true
+		}
+	}
+	return false
+}
+
+func compilePrecondition(l *errorList, env *CELEnv, p *Precondition, path string) {
+	if p.APICall != nil {
+		compileAPICall(l, p.APICall, path+".api_call", "GET")
+	}
+	for i := range p.Capture {
+		compileCapture(l, &p.Capture[i], indexPath(path+".capture", i))
+	}
+	if p.Expression != nil && len(p.Conditions) > 0 {
+		l.add(path, "set expression or conditions, not both")
+		return
+	}
+	if len(p.Conditions) > 0 {
+		p.Expression = conditionsExpr(l, path+".conditions", p.Conditions)
+	}
+	env.compile(l, p.Expression)
+}
+
+func compileCapture(l *errorList, c *Capture, path string) {
+	switch {
+	case c.Field != "" && c.Expression != nil:
+		l.add(path, "set field or expression, not both")
+	case c.Field != "":
+	case c.Expression != nil:
+		compileResponseExpr(l, c.Expression)
+	default:
+		l.add(path, "needs field or expression")
+	}
+}
+
+func conditionsExpr(l *errorList, path string, conds []Condition) *Expr {
+	src, ok := conditionsToCEL(l, path, conds)
+	if !ok {
+		return nil
+	}
+	return &Expr{Src: src, Path: path, Line: l.lineOf(path)}
+}
+
+// compileWhen compiles a rule; what names it in the error when it is missing.
+func compileWhen(l *errorList, env *CELEnv, w *When, path string) {
+	if w == nil || (w.Expression == nil && len(w.Conditions) == 0) {
+		l.add(path, "needs expression or conditions")
+		return
+	}
+	if w.Expression != nil && len(w.Conditions) > 0 {
+		l.add(path, "set expression or conditions, not both")
+		return
+	}
+	w.Compiled = w.Expression
+	if w.Compiled == nil {
+		w.Compiled = conditionsExpr(l, path+".conditions", w.Conditions)
+	}
+	env.compile(l, w.Compiled)
+}
+
+var httpMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
+
+func compileAPICall(l *errorList, a *APICall, path, defaultMethod string) {
+	if a.Method == "" {
+		a.Method = defaultMethod
+	}
+	oneOf(l, path+".method", a.Method, httpMethods...)
+	if a.URL.Src == "" {
+		l.add(path+".url", "is required")
+	}
+	compileText(l, &a.URL)
+	compileText(l, &a.Body)
+	for i := range a.Headers {
+		h := &a.Headers[i]
+		if h.Name == "" {
+			l.add(indexPath(path+".headers", i)+".name", "is required")
+		}
+		compileText(l, &h.Value)
+	}
+	if a.RetryBackoff != "" {
+		oneOf(l, path+".retry_backoff", a.RetryBackoff, "exponential", "linear", "constant")
+	}
+}

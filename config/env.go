@@ -1,0 +1,146 @@
+package config
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// leafPaths lists the YAML paths of every settable leaf of a config struct
+// ("clients.maestro.source_id").
+func leafPaths(t reflect.Type, prefix string) []string {
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "-" || name == "" || !f.IsExported() {
+			continue
+		}
+		p := joinPath(prefix, name)
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if ft.Kind() == reflect.Struct {
+			out = append(out, leafPaths(ft, p)...)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// adapterEnvNames gives the environment variables that override an adapter
+// config leaf, most specific first. The rule is HYPERFLEET_ + the path
+// without "clients.", with hyperfleet_api spelled API, upper-cased with
+// underscores: clients.maestro.source_id -> HYPERFLEET_MAESTRO_SOURCE_ID,
+// clients.hyperfleet_api.base_url -> HYPERFLEET_API_BASE_URL. TLS files also
+// answer to the short names HyperFleet uses (HYPERFLEET_MAESTRO_CA_FILE), and
+// log settings to LOG_LEVEL, LOG_FORMAT and LOG_OUTPUT.
+func adapterEnvNames(path string) []string {
+	p := strings.TrimPrefix(path, "clients.")
+	p = strings.Replace(p, "hyperfleet_api.", "api.", 1)
+	names := []string{"HYPERFLEET_" + envKey(p)}
+	if short := strings.Replace(p, "auth.tls_config.", "", 1); short != p {
+		names = append(names, "HYPERFLEET_"+envKey(short))
+	}
+	if strings.HasPrefix(p, "log.") {
+		names = append(names, envKey(p))
+	}
+	return names
+}
+
+// brokerEnvNames: the upper-cased path, e.g. BROKER_RABBITMQ_URL,
+// SUBSCRIBER_PARALLELISM.
+func brokerEnvNames(path string) []string { return []string{envKey(path)} }
+
+func envKey(path string) string {
+	return strings.ToUpper(strings.ReplaceAll(path, ".", "_"))
+}
+
+// FlagName is the command-line flag that overrides an adapter config leaf:
+// the env rule without the prefix, lower-case with dashes, e.g.
+// --maestro-source-id, --api-base-url, --log-level.
+func FlagName(path string) string {
+	return strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(adapterEnvNames(path)[0], "HYPERFLEET_"), "_", "-"))
+}
+
+// RegisterAdapterFlags adds one string flag per adapter config leaf to fs.
+func RegisterAdapterFlags(fs *pflag.FlagSet) {
+	for _, p := range leafPaths(reflect.TypeOf(AdapterConfig{}), "") {
+		fs.String(FlagName(p), "", "override "+p+" of the adapter config (env "+adapterEnvNames(p)[0]+")")
+	}
+}
+
+// applyOverrides sets every leaf of cfg for which an environment variable
+// (or a changed flag in fs) has a value. Viper supplies the precedence:
+// flag over env.
+func applyOverrides(l *errorList, cfg any, envNames func(string) []string, fs *pflag.FlagSet) {
+	v := viper.New()
+	root := reflect.ValueOf(cfg).Elem()
+	paths := leafPaths(root.Type(), "")
+	for _, p := range paths {
+		_ = v.BindEnv(append([]string{p}, envNames(p)...)...)
+		if fs == nil {
+			continue
+		}
+		if f := fs.Lookup(FlagName(p)); f != nil && f.Changed {
+			_ = v.BindPFlag(p, f)
+		}
+	}
+	for _, p := range paths {
+		if !v.IsSet(p) {
+			continue
+		}
+		if err := setLeaf(root, p, v.GetString(p)); err != nil {
+			l.add(p, "override from %s: %v", strings.Join(envNames(p), " or "), err)
+		}
+	}
+}
+
+// setLeaf parses s into the leaf at path.
+func setLeaf(v reflect.Value, path, s string) error {
+	for _, key := range strings.Split(path, ".") {
+		if v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.FieldByIndex(structFields(v.Type())[key])
+	}
+	switch {
+	case v.Type() == durationType:
+		d, err := parseDuration(s)
+		if err != nil {
+			return err
+		}
+		v.SetInt(int64(d))
+	case v.Kind() == reflect.String:
+		v.SetString(s)
+	case v.Kind() == reflect.Bool:
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return errorf("must be true or false, not %q", s)
+		}
+		v.SetBool(b)
+	case v.Kind() == reflect.Int:
+		i, err := strconv.Atoi(s)
+		if err != nil {
+			return errorf("must be a whole number, not %q", s)
+		}
+		v.SetInt(int64(i))
+	case v.Kind() == reflect.Float64:
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return errorf("must be a number, not %q", s)
+		}
+		v.SetFloat(f)
+	default:
+		return errorf("cannot be set from the environment")
+	}
+	return nil
+}

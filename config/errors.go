@@ -1,0 +1,113 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// FieldError is one problem found while loading a config file. It names the
+// file, the YAML path of the offending field (e.g.
+// "resources[1].lifecycle.recreate") and the line where that field starts.
+type FieldError struct {
+	File string
+	Path string
+	Line int
+	Msg  string
+}
+
+func (e FieldError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if e.Path != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Path)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Errors is every problem found in one load, in file and line order. Loading
+// never stops at the first problem: a user fixes all of them in one round.
+type Errors []FieldError
+
+func (es Errors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// sorted returns the errors ordered by file, then line, then path.
+func (es Errors) sorted() Errors {
+	out := append(Errors(nil), es...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].File != out[j].File {
+			return out[i].File < out[j].File
+		}
+		if out[i].Line != out[j].Line {
+			return out[i].Line < out[j].Line
+		}
+		return out[i].Path < out[j].Path
+	})
+	return out
+}
+
+// errorList collects FieldErrors for one file and knows the line of every
+// YAML path that was decoded, so later semantic checks can point at lines too.
+type errorList struct {
+	file  string
+	lines map[string]int
+	errs  Errors
+}
+
+func newErrorList(file string) *errorList {
+	return &errorList{file: file, lines: map[string]int{}}
+}
+
+// add records a problem at path; the line is the one recorded for path or,
+// failing that, for its nearest recorded parent.
+func (l *errorList) add(path, format string, args ...any) {
+	l.errs = append(l.errs, FieldError{File: l.file, Path: path, Line: l.lineOf(path), Msg: fmt.Sprintf(format, args...)})
+}
+
+// addAt records a problem at an explicit line.
+func (l *errorList) addAt(path string, line int, format string, args ...any) {
+	l.errs = append(l.errs, FieldError{File: l.file, Path: path, Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (l *errorList) lineOf(path string) int {
+	for p := path; p != ""; p = parentPath(p) {
+		if n, ok := l.lines[p]; ok {
+			return n
+		}
+	}
+	return l.lines[""]
+}
+
+// parentPath drops the last element of a YAML path: "a.b[2]" -> "a.b", "a.b" -> "a".
+func parentPath(p string) string {
+	i := strings.LastIndexAny(p, ".[")
+	if i < 0 {
+		return ""
+	}
+	return p[:i]
+}
+
+func joinPath(parent, key string) string {
+	if parent == "" {
+		return key
+	}
+	return parent + "." + key
+}
+
+func indexPath(parent string, i int) string {
+	return fmt.Sprintf("%s[%d]", parent, i)
+}
+
+func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }

@@ -1,0 +1,344 @@
+package config
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"text/template"
+	"time"
+	"unicode"
+)
+
+// tmplFuncs is the shared, read-only function map every template is parsed
+// with. "now" here is a guard that fails: templates using now execute on a
+// clone whose "now" returns the injected time (see Template.Execute).
+var tmplFuncs = template.FuncMap{
+	"lower":      strings.ToLower,
+	"upper":      strings.ToUpper,
+	"title":      tmplTitle,
+	"trim":       strings.TrimSpace,
+	"trimPrefix": func(prefix, s string) string { return strings.TrimPrefix(s, prefix) },
+	"trimSuffix": func(suffix, s string) string { return strings.TrimSuffix(s, suffix) },
+	"replace":    func(old, new, s string) string { return strings.ReplaceAll(s, old, new) },
+	"contains":   func(substr, s string) bool { return strings.Contains(s, substr) },
+	"hasPrefix":  func(prefix, s string) bool { return strings.HasPrefix(s, prefix) },
+	"hasSuffix":  func(suffix, s string) bool { return strings.HasSuffix(s, suffix) },
+	"quote":      tmplQuote,
+	"default":    tmplDefault,
+	"toJson":     tmplToJSON,
+	"b64enc":     func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) },
+	"b64dec":     tmplB64Dec,
+	"int":        tmplInt,
+	"float":      tmplFloat,
+	"toString":   tmplToString,
+	"join":       tmplJoin,
+	"split":      func(sep, s string) []string { return strings.Split(s, sep) },
+	"now":        tmplNowGuard,
+	"date":       tmplDate,
+}
+
+// TemplateFuncNames returns the names of the functions templates can call
+// besides text/template's builtins, sorted.
+//
+// Templates in config files (manifest strings, URLs, discovery names, payload
+// strings) run with text/template's builtins (and, or, not, len, index, slice,
+// print, printf, println, eq, ne, lt, le, gt, ge, html, js, urlquery, call)
+// plus exactly the functions below. Every function is pure: none reads
+// environment variables, files, the network or the real clock. Argument order
+// follows sprig, so the value being transformed comes last and pipes read
+// naturally: {{ .clusterId | lower }}, {{ .name | trimPrefix "x-" }}.
+//
+//	lower s               s in lower case
+//	upper s               s in upper case
+//	title s               first letter of every word in upper case
+//	trim s                s without leading and trailing white space
+//	trimPrefix prefix s   s without the leading prefix
+//	trimSuffix suffix s   s without the trailing suffix
+//	replace old new s     s with every old replaced by new
+//	contains substr s     whether s contains substr
+//	hasPrefix prefix s    whether s starts with prefix
+//	hasSuffix suffix s    whether s ends with suffix
+//	quote v...            each value as a double-quoted Go string, space separated
+//	default d v           v, or d when v is empty (nil, "", 0, false, empty list or map);
+//	                      a missing param is an error before default runs (templates run
+//	                      with missingkey=error): write (index . "name") to allow absence
+//	toJson v              compact JSON of v (no HTML escaping)
+//	b64enc s              standard base64 of s
+//	b64dec s              decoded standard base64; invalid input is an error
+//	int v                 v as an int: numbers truncated, strings parsed, true 1, nil 0; else an error
+//	float v               v as a float64: strings parsed; otherwise an error
+//	toString v            v as a string: nil is "", integral floats print without exponent
+//	join sep list         elements of list (any slice) as strings, joined with sep
+//	split sep s           s split at every sep, as a list of strings (sprig's splitList)
+//	now                   the event's clock, injected by the caller of Execute
+//	date layout t         t (a time.Time) formatted with the Go layout, in t's own location
+//
+// Differences from sprig: errors are returned instead of being swallowed into
+// zero values (int "abc" fails the render), split returns a list rather than
+// a map, date never converts to the machine's local time zone, and there is no
+// env, expandenv, readFile or any other function that reaches outside the
+// template's data.
+func TemplateFuncNames() []string {
+	names := make([]string, 0, len(tmplFuncs))
+	for name := range tmplFuncs {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func tmplNowGuard() (time.Time, error) {
+	return time.Time{}, fmt.Errorf("internal: now called without an injected clock")
+}
+
+// tmplTitle upper-cases the first letter of every word; a word starts after
+// any character that is not a letter, digit, underscore or apostrophe.
+func tmplTitle(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	prev := ' '
+	for _, r := range s {
+		if tmplIsSeparator(prev) {
+			r = unicode.ToTitle(r)
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	return b.String()
+}
+
+func tmplIsSeparator(r rune) bool {
+	switch {
+	case r == '_' || r == '\'':
+		return false
+	case unicode.IsLetter(r) || unicode.IsDigit(r):
+		return false
+	}
+	return true
+}
+
+func tmplQuote(vs ...any) (string, error) {
+	parts := make([]string, 0, len(vs))
+	for _, v := range vs {
+		s, err := tmplToString(v)
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, strconv.Quote(s))
+	}
+	return strings.Join(parts, " "), nil
+}
+
+// tmplDefault is sprig's default: given[0] unless it is empty, else d.
+func tmplDefault(d any, given ...any) any {
+	if len(given) == 0 || tmplEmpty(given[0]) {
+		return d
+	}
+	return given[0]
+}
+
+func tmplEmpty(v any) bool {
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() {
+		return true
+	}
+	switch rv.Kind() {
+	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+		return rv.Len() == 0
+	case reflect.Bool:
+		return !rv.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return rv.Int() == 0
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return rv.Uint() == 0
+	case reflect.Float32, reflect.Float64:
+		return rv.Float() == 0
+	case reflect.Interface, reflect.Pointer:
+		return rv.IsNil()
+	}
+	return false
+}
+
+func tmplToJSON(v any) (string, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", fmt.Errorf("toJson: %w", err)
+	}
+	return strings.TrimSuffix(buf.String(), "\n"), nil
+}
+
+func tmplB64Dec(s string) (string, error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return "", fmt.Errorf("b64dec: %w", err)
+	}
+	return string(b), nil
+}
+
+func tmplInt(v any) (int, error) {
+	switch x := v.(type) {
+	case string:
+		s := strings.TrimSpace(x)
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return int(i), nil
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return 0, fmt.Errorf("int: cannot convert %q to a number", x)
+		}
+		return tmplFloatToInt(f)
+	case json.Number:
+		return tmplInt(string(x))
+	case bool:
+		if x {
+			return 1, nil
+		}
+		return 0, nil
+	case nil:
+		return 0, nil
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return int(rv.Int()), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		u := rv.Uint()
+		if u > math.MaxInt64 {
+			return 0, fmt.Errorf("int: %d is out of range", u)
+		}
+		return int(u), nil
+	case reflect.Float32, reflect.Float64:
+		return tmplFloatToInt(rv.Float())
+	}
+	return 0, fmt.Errorf("int: cannot convert %T to a number", v)
+}
+
+func tmplFloatToInt(f float64) (int, error) {
+	if math.IsNaN(f) || f >= math.MaxInt64 || f < math.MinInt64 {
+		return 0, fmt.Errorf("int: %v is out of range", f)
+	}
+	return int(f), nil
+}
+
+func tmplFloat(v any) (float64, error) {
+	switch x := v.(type) {
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		if err != nil {
+			return 0, fmt.Errorf("float: cannot convert %q to a number", x)
+		}
+		return f, nil
+	case json.Number:
+		return tmplFloat(string(x))
+	case bool:
+		if x {
+			return 1, nil
+		}
+		return 0, nil
+	case nil:
+		return 0, nil
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return float64(rv.Int()), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return float64(rv.Uint()), nil
+	case reflect.Float32, reflect.Float64:
+		return rv.Float(), nil
+	}
+	return 0, fmt.Errorf("float: cannot convert %T to a number", v)
+}
+
+// tmplToString converts a value to text. Strings pass through, nil is "",
+// floats use the shortest form that reads back exactly and no exponent for
+// integral values below 1e21 (so a generation decoded from JSON as 1e6
+// prints 1000000), everything else prints as fmt's %v.
+func tmplToString(v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case nil:
+		return "", nil
+	case []byte:
+		return string(x), nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	case json.Number:
+		return string(x), nil
+	case float64:
+		return tmplFormatFloat(x, 64), nil
+	case float32:
+		return tmplFormatFloat(float64(x), 32), nil
+	case fmt.Stringer:
+		return x.String(), nil
+	case error:
+		return x.Error(), nil
+	}
+	return fmt.Sprint(v), nil
+}
+
+func tmplFormatFloat(f float64, bits int) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return strconv.FormatFloat(f, 'g', -1, bits)
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
+		if f == 0 {
+			return "0"
+		}
+		return strconv.FormatFloat(f, 'f', -1, bits)
+	}
+	return strconv.FormatFloat(f, 'g', -1, bits)
+}
+
+func tmplJoin(sep string, list any) (string, error) {
+	switch x := list.(type) {
+	case []string:
+		return strings.Join(x, sep), nil
+	case nil:
+		return "", nil
+	}
+	rv := reflect.ValueOf(list)
+	if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
+		return "", fmt.Errorf("join: %T is not a list", list)
+	}
+	parts := make([]string, rv.Len())
+	for i := range parts {
+		s, err := tmplToString(rv.Index(i).Interface())
+		if err != nil {
+			return "", err
+		}
+		parts[i] = s
+	}
+	return strings.Join(parts, sep), nil
+}
+
+func tmplDate(layout string, t any) (string, error) {
+	switch x := t.(type) {
+	case time.Time:
+		return x.Format(layout), nil
+	case *time.Time:
+		if x != nil {
+			return x.Format(layout), nil
+		}
+	}
+	return "", fmt.Errorf("date: %T is not a time (use now or a time value)", t)
+}
+
+// tmplUsesNow reports whether any template in the set calls the now function.
+func tmplUsesNow(t *template.Template) bool {
+	for _, tt := range t.Templates() {
+		if tt.Tree != nil && tt.Tree.Root != nil && tmplNodeUsesNow(tt.Tree.Root) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,144 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+	"gopkg.in/yaml.v3"
+)
+
+// Files names the three config files of a deployment. Broker may be empty
+// (validate and dry-run do not need it).
+type Files struct {
+	Adapter string
+	Task    string
+	Broker  string
+}
+
+// Config is everything one deployment loaded, validated and compiled.
+type Config struct {
+	Adapter *AdapterConfig
+	Task    *TaskConfig
+	Broker  *BrokerConfig // nil when Files.Broker is empty
+}
+
+// Load reads, validates and compiles the files. Environment variables and
+// then the flags in fs (may be nil) override adapter and broker config
+// values. On failure the error is an Errors holding every problem of every
+// file, each naming file, YAML path and line.
+func Load(files Files, fs *pflag.FlagSet) (*Config, error) {
+	var all Errors
+	cfg := &Config{}
+	var err error
+	if cfg.Adapter, err = LoadAdapterConfig(files.Adapter, fs); err != nil {
+		all = appendErr(all, files.Adapter, err)
+	}
+	if cfg.Task, err = LoadTaskConfig(files.Task); err != nil {
+		all = appendErr(all, files.Task, err)
+	}
+	if files.Broker != "" {
+		if cfg.Broker, err = LoadBrokerConfig(files.Broker); err != nil {
+			all = appendErr(all, files.Broker, err)
+		}
+	}
+	if len(all) > 0 {
+		return nil, all
+	}
+	return cfg, nil
+}
+
+func appendErr(all Errors, file string, err error) Errors {
+	var es Errors
+	if errors.As(err, &es) {
+		return append(all, es...)
+	}
+	return append(all, FieldError{File: file, Msg: err.Error()})
+}
+
+// LoadAdapterConfig loads the adapter config, applying defaults, the file,
+// environment overrides (EnvNames) and flags, in that order of precedence
+// from lowest to highest.
+func LoadAdapterConfig(path string, fs *pflag.FlagSet) (*AdapterConfig, error) {
+	cfg := defaultAdapterConfig()
+	l := newErrorList(path)
+	root, err := readYAML(path, l)
+	if err != nil {
+		return nil, err
+	}
+	d := &decoder{errs: l}
+	var meta TaskMetadata
+	d.decode(unwrap(d, root, &meta), reflectValue(&cfg), "")
+	if cfg.Adapter.Name == "" {
+		cfg.Adapter.Name = meta.Name
+	}
+	applyOverrides(l, &cfg, adapterEnvNames, fs)
+	cfg.validate(l)
+	return &cfg, l.result()
+}
+
+// LoadBrokerConfig loads broker.yaml with defaults and environment overrides.
+func LoadBrokerConfig(path string) (*BrokerConfig, error) {
+	cfg := defaultBrokerConfig()
+	l := newErrorList(path)
+	root, err := readYAML(path, l)
+	if err != nil {
+		return nil, err
+	}
+	d := &decoder{errs: l}
+	d.decode(root, reflectValue(&cfg), "")
+	applyOverrides(l, &cfg, brokerEnvNames, nil)
+	cfg.validate(l)
+	return &cfg, l.result()
+}
+
+// LoadTaskConfig loads, validates and compiles a task config. Manifest refs
+// are read relative to the file's folder.
+func LoadTaskConfig(path string) (*TaskConfig, error) {
+	cfg := &TaskConfig{File: path}
+	l := newErrorList(path)
+	root, err := readYAML(path, l)
+	if err != nil {
+		return nil, err
+	}
+	d := &decoder{errs: l}
+	d.decode(unwrap(d, root, &cfg.Metadata), reflectValue(cfg), "")
+	compileTask(l, cfg)
+	return cfg, l.result()
+}
+
+func readYAML(path string, l *errorList) (*yaml.Node, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, Errors{{File: path, Msg: fmt.Sprintf("cannot read: %v", unwrapPathErr(err))}}
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, Errors{{File: path, Msg: "invalid YAML: " + err.Error()}}
+	}
+	if root.Kind == 0 || resolve(&root) == nil {
+		return nil, Errors{{File: path, Msg: "file is empty"}}
+	}
+	l.lines[""] = 1
+	return &root, nil
+}
+
+func unwrapPathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func (l *errorList) result() error {
+	if len(l.errs) == 0 {
+		return nil
+	}
+	return l.errs.sorted()
+}
+
+// Dir is the folder manifest refs of this task config resolve against.
+func (c *TaskConfig) Dir() string { return filepath.Dir(c.File) }

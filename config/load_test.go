@@ -1,0 +1,236 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+func TestExamplesLoad(t *testing.T) {
+	dirs, err := filepath.Glob("examples/*")
+	if err != nil || len(dirs) < 2 {
+		t.Fatalf("want at least two example providers, got %v (%v)", dirs, err)
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			cfg, err := Load(Files{
+				Adapter: filepath.Join(dir, "adapter-config.yaml"),
+				Task:    filepath.Join(dir, "task-config.yaml"),
+				Broker:  filepath.Join(dir, "broker.yaml"),
+			}, nil)
+			if err != nil {
+				t.Fatalf("example must be valid:\n%v", err)
+			}
+			if len(cfg.Task.Resources) < 2 {
+				t.Errorf("want a bundle set of at least two bundles, got %d", len(cfg.Task.Resources))
+			}
+			if !hasRecreateRule(cfg.Task) {
+				t.Error("want a bundle with a recreate rule (the validation Job)")
+			}
+		})
+	}
+}
+
+func hasRecreateRule(c *TaskConfig) bool {
+	for _, r := range c.Resources {
+		if r.Lifecycle != nil && r.Lifecycle.Recreate != nil && r.Lifecycle.Recreate.When.Compiled.Program != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Each broken fixture must fail with messages naming file, line, YAML path
+// and the problem.
+func TestBrokenTaskConfigs(t *testing.T) {
+	tests := []struct {
+		file string
+		want []string
+	}{
+		{"unknown-key.yaml", []string{`unknown-key.yaml:7: resources[0].discovry: unknown field "discovry"; did you mean "discovery"?`}},
+		{"recreate-without-discovery.yaml", []string{`recreate-without-discovery.yaml:11: resources[0].lifecycle.recreate: requires a discovery block`}},
+		{"bad-cel.yaml", []string{
+			`bad-cel.yaml:5: preconditions[0].expression: CEL: 1:1: undeclared reference to 'clusterID'`,
+			`bad-cel.yaml:12: resources[0].lifecycle.delete.when.expression: CEL: 1:15: Syntax error`,
+		}},
+		{"bad-template.yaml", []string{
+			`bad-template.yaml:5: resources[0].transport.maestro.target_cluster: `,
+			`unclosed action`,
+			`bad-template.yaml:7: resources[0].discovery.by_name: `,
+			`function "nosuchfunc" not defined`,
+		}},
+		{"ref-outside.yaml", []string{
+			`ref-outside.yaml:6: resources[0].manifest.ref: ref "../../examples/onprem/bundles/cluster-setup.yaml" points outside the config file's folder`,
+			`ref-outside.yaml:10: resources[1].manifest.ref: ref "/etc/adapter/manifestwork.yaml" must be relative`,
+		}},
+		{"destructive-recreate.yaml", []string{
+			`destructive-recreate.yaml:9: resources[0].lifecycle.recreate: the bundle contains a Namespace`,
+			`destructive-recreate.yaml:15: resources[1].lifecycle.recreate: the bundle contains a CustomResourceDefinition`,
+		}},
+		{"other-transport.yaml", []string{`other-transport.yaml:5: resources[0].transport.client: only the maestro transport is supported, not "kubernetes"`}},
+		{"duplicates.yaml", []string{
+			`duplicates.yaml:3: params[1].name: param name "clusterId" is already used at params[0]`,
+			`duplicates.yaml:4: params[2].name: "resources" is a built-in name`,
+			`duplicates.yaml:10: resources[1].name: resource name "setup" is already used at resources[0]`,
+			`duplicates.yaml:17: post.post_actions[0].api_call.method: must be one of GET, POST, PUT, PATCH, DELETE, not "PUTT"`,
+		}},
+		{"missing-required.yaml", []string{
+			`missing-required.yaml:2: params[0].source: is required`,
+			`missing-required.yaml:4: resources[0].manifest: is required`,
+			`missing-required.yaml:5: resources[0].transport.maestro.target_cluster: is required`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			_, err := LoadTaskConfig(filepath.Join("testdata", "broken", tt.file))
+			assertErrors(t, err, tt.want)
+		})
+	}
+}
+
+func TestDestructiveRecreateAllowedWithFlag(t *testing.T) {
+	_, err := LoadTaskConfig(filepath.Join("testdata", "broken", "destructive-recreate.yaml"))
+	if strings.Contains(err.Error(), "resources[2]") {
+		t.Errorf("allow_destructive_recreate: true must accept the recreate rule, got:\n%v", err)
+	}
+}
+
+func TestBrokenAdapterConfig(t *testing.T) {
+	_, err := LoadAdapterConfig(filepath.Join("testdata", "adapter", "bad-adapter.yaml"), nil)
+	assertErrors(t, err, []string{
+		`bad-adapter.yaml:2: log.level: must be one of debug, info, warn, error, not "verbose"`,
+		`bad-adapter.yaml:4: clients.hyperfleet_api.base_url: must be an http(s) URL with a host`,
+		`bad-adapter.yaml:4: clients.hyperfleet_api.timeout: must be a duration such as 10s or 5m, not "soon"`,
+		`clients.maestro.http_server_address: is required`,
+		`clients.maestro.auth.type: set auth.type: tls, or insecure: true`,
+	})
+}
+
+func assertErrors(t *testing.T, err error, want []string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("want errors, got none")
+	}
+	var es Errors
+	if !errors.As(err, &es) {
+		t.Fatalf("want config.Errors, got %T: %v", err, err)
+	}
+	got := err.Error()
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("missing error %q in:\n%s", w, got)
+		}
+	}
+}
+
+func TestEnvOverridesNestedKeys(t *testing.T) {
+	t.Setenv("HYPERFLEET_MAESTRO_SOURCE_ID", "from-env")
+	t.Setenv("HYPERFLEET_API_TIMEOUT", "7s")
+	t.Setenv("HYPERFLEET_MAESTRO_CA_FILE", "/certs/ca.crt")
+	t.Setenv("LOG_LEVEL", "debug")
+	t.Setenv("HYPERFLEET_MAESTRO_GRPC_SERVER_ADDRESS", "env:8090")
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	RegisterAdapterFlags(fs)
+	if err := fs.Parse([]string{"--maestro-grpc-server-address=flag:8090"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadAdapterConfig("examples/onprem/adapter-config.yaml", fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := cfg.Clients.Maestro
+	checks := []struct{ name, got, want string }{
+		{"clients.maestro.source_id (env)", m.SourceID, "from-env"},
+		{"clients.hyperfleet_api.timeout (env)", cfg.Clients.HyperfleetAPI.Timeout.String(), "7s"},
+		{"clients.maestro.auth.tls_config.ca_file (short env name)", m.Auth.TLSConfig.CAFile, "/certs/ca.crt"},
+		{"log.level (LOG_LEVEL)", cfg.Log.Level, "debug"},
+		{"clients.maestro.grpc_server_address (flag beats env)", m.GRPCServerAddress, "flag:8090"},
+		{"clients.maestro.http_server_address (file)", m.HTTPServerAddress, "http://127.0.0.1:8000"},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s = %q, want %q", c.name, c.got, c.want)
+		}
+	}
+}
+
+func TestEnvOverrideBadValueNamesVariable(t *testing.T) {
+	t.Setenv("HYPERFLEET_MAESTRO_TIMEOUT", "forever")
+	_, err := LoadAdapterConfig("examples/onprem/adapter-config.yaml", nil)
+	assertErrors(t, err, []string{`clients.maestro.timeout: override from HYPERFLEET_MAESTRO_TIMEOUT: must be a duration`})
+}
+
+func TestBrokerEnvOverrides(t *testing.T) {
+	t.Setenv("BROKER_RABBITMQ_URL", "amqp://u:p@rabbit:5672/")
+	t.Setenv("SUBSCRIBER_PARALLELISM", "9")
+	cfg, err := LoadBrokerConfig("examples/onprem/broker.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Broker.RabbitMQ.URL != "amqp://u:p@rabbit:5672/" || cfg.Subscriber.Parallelism != 9 {
+		t.Errorf("env overrides not applied: url=%q parallelism=%d", cfg.Broker.RabbitMQ.URL, cfg.Subscriber.Parallelism)
+	}
+}
+
+func TestWrappedCamelCaseConfigsMatchPlainOnes(t *testing.T) {
+	cfg, err := LoadAdapterConfig("examples/gcp/adapter-config.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Adapter.Name != "gcp-bundles" || cfg.Clients.Maestro.GRPCServerAddress != "127.0.0.1:8090" || cfg.Clients.HyperfleetAPI.RetryAttempts != 3 {
+		t.Errorf("envelope/camelCase not decoded: %+v", cfg)
+	}
+	task, err := LoadTaskConfig("examples/gcp/task-config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task.Metadata.Name != "gcp-bundles" || len(task.Preconditions[0].Capture) != 3 {
+		t.Errorf("wrapped task config not decoded: metadata=%+v", task.Metadata)
+	}
+}
+
+func TestDumpRedactsSecrets(t *testing.T) {
+	cfg, err := Load(Files{Adapter: "examples/onprem/adapter-config.yaml", Task: "examples/onprem/task-config.yaml", Broker: "examples/onprem/broker.yaml"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := cfg.Dump(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Contains(out, "guest:guest") {
+		t.Errorf("dump leaks the RabbitMQ password:\n%s", out)
+	}
+	for _, want := range []string{"amqp://guest:REDACTED@127.0.0.1:5672/", "source_id: onprem-bundles", "timeout: 10s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dump lacks %q:\n%s", want, out)
+		}
+	}
+	if cfg.Broker.Broker.RabbitMQ.URL != "amqp://guest:guest@127.0.0.1:5672/" {
+		t.Error("Dump must not change the loaded config")
+	}
+}
+
+func TestUnreadableAndEmptyFiles(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.yaml")
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(empty, nil, 0o600)
+	os.WriteFile(bad, []byte("params: [\n"), 0o600)
+	tests := []struct{ file, want string }{
+		{filepath.Join(dir, "missing.yaml"), "missing.yaml: cannot read: no such file or directory"},
+		{empty, "empty.yaml: file is empty"},
+		{bad, "bad.yaml: invalid YAML: yaml: line"},
+	}
+	for _, tt := range tests {
+		_, err := LoadTaskConfig(tt.file)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("LoadTaskConfig(%s) = %v, want %q", tt.file, err, tt.want)
+		}
+	}
+}

@@ -1,0 +1,237 @@
+package config
+
+import (
+	"gopkg.in/yaml.v3"
+)
+
+// TaskConfig is the per-provider pipeline: params, preconditions, resources
+// (ManifestWork bundles) and post-processing. Files written for a HyperFleet
+// adapter load unchanged, with or without the Kubernetes-style wrapper
+// (apiVersion/kind/metadata/spec) and with camelCase or snake_case keys.
+//
+// A loaded TaskConfig is compiled: every CEL expression and template has been
+// checked and is ready to run, so nothing is parsed per event.
+type TaskConfig struct {
+	TaskSpec `yaml:",inline"`
+
+	// Metadata is the optional wrapper's metadata (empty without a wrapper).
+	Metadata TaskMetadata `yaml:"-"`
+	// File is the path the config was loaded from; refs resolve beside it.
+	File string `yaml:"-"`
+	// CEL is the environment every expression of this config was compiled in.
+	CEL *CELEnv `yaml:"-"`
+}
+
+// TaskMetadata is the optional wrapper's metadata; .metadata.name is
+// available to templates.
+type TaskMetadata struct {
+	Name   string            `yaml:"name"`
+	Labels map[string]string `yaml:"labels"`
+}
+
+// TaskSpec is the pipeline itself.
+type TaskSpec struct {
+	Params        []Param        `yaml:"params"`
+	Preconditions []Precondition `yaml:"preconditions"`
+	Resources     []Resource     `yaml:"resources"`
+	Post          *Post          `yaml:"post"`
+}
+
+// Param is one named input of the pipeline. Its source is "event.<field>",
+// "env.<NAME>", or a mapping with api_call (the decoded JSON response) or
+// expression (CEL over the params before it).
+type Param struct {
+	Name        string      `yaml:"name"`
+	Source      ParamSource `yaml:"source"`
+	Type        string      `yaml:"type"`
+	Required    bool        `yaml:"required"`
+	Default     any         `yaml:"default"`
+	Description string      `yaml:"description"`
+}
+
+// ParamSource is where a param's value comes from; exactly one of Path,
+// APICall and Expression is set.
+type ParamSource struct {
+	Path       string   `yaml:"-"`
+	APICall    *APICall `yaml:"api_call"`
+	Expression *Expr    `yaml:"expression"`
+}
+
+func (s *ParamSource) decodeNode(d *decoder, n *yaml.Node, path string) {
+	if n.Kind == yaml.ScalarNode {
+		s.Path = n.Value
+		return
+	}
+	type plain ParamSource
+	d.decodeStruct(n, reflectValue((*plain)(s)), path)
+}
+
+// APICall is an HTTP call to the HyperFleet API. URL, Body and header values
+// are templates. Relative URLs get the API prefix (see HyperfleetAPIConfig).
+// Timeout and retries default to the adapter config's client settings.
+type APICall struct {
+	Method        string   `yaml:"method"`
+	URL           Text     `yaml:"url"`
+	Body          Text     `yaml:"body"`
+	Headers       []Header `yaml:"headers"`
+	Timeout       Duration `yaml:"timeout"`
+	RetryAttempts int      `yaml:"retry_attempts"`
+	RetryBackoff  string   `yaml:"retry_backoff"`
+}
+
+// Header is one HTTP header; Value is a template.
+type Header struct {
+	Name  string `yaml:"name"`
+	Value Text   `yaml:"value"`
+}
+
+// Precondition gates the resources phase. It may call the API (the response
+// is bound to the precondition's name), capture values from the response, and
+// test either structured conditions or a CEL expression. When a precondition
+// is not met, resources are skipped and status is still reported.
+type Precondition struct {
+	Name        string      `yaml:"name"`
+	Description string      `yaml:"description"`
+	APICall     *APICall    `yaml:"api_call"`
+	Capture     []Capture   `yaml:"capture"`
+	Conditions  []Condition `yaml:"conditions"`
+	Expression  *Expr       `yaml:"expression"`
+}
+
+// Capture binds a value taken from an API response: Field is a dotted path
+// ("status.phase"), Expression is CEL whose variables are the response's
+// top-level fields.
+type Capture struct {
+	Name        string `yaml:"name"`
+	Field       string `yaml:"field"`
+	Expression  *Expr  `yaml:"expression"`
+	Description string `yaml:"description"`
+}
+
+// Condition is a structured test: Field (a variable or dotted path) compared
+// with Value by Operator (equals, notEquals, in, notIn, contains,
+// greaterThan, lessThan, exists). It is compiled to CEL at load.
+type Condition struct {
+	Field    string `yaml:"field"`
+	Operator string `yaml:"operator"`
+	Value    any    `yaml:"value"`
+}
+
+// When is a rule: a CEL expression or structured conditions (all must hold).
+type When struct {
+	Expression *Expr       `yaml:"expression"`
+	Conditions []Condition `yaml:"conditions"`
+
+	// Compiled is the rule as one CEL program (conditions are translated).
+	Compiled *Expr `yaml:"-"`
+}
+
+// Resource is one ManifestWork bundle delivered through Maestro.
+type Resource struct {
+	Name              string            `yaml:"name"`
+	Transport         Transport         `yaml:"transport"`
+	Manifest          *ManifestSpec     `yaml:"manifest"`
+	Discovery         *Discovery        `yaml:"discovery"`
+	NestedDiscoveries []NestedDiscovery `yaml:"nested_discoveries"`
+	Lifecycle         *Lifecycle        `yaml:"lifecycle"`
+	// AllowDestructiveRecreate must be true for a recreate rule on a bundle
+	// holding a Namespace or CustomResourceDefinition: recreating such a
+	// bundle deletes everything inside it.
+	AllowDestructiveRecreate bool `yaml:"allow_destructive_recreate"`
+}
+
+// Transport says how the bundle is delivered; only "maestro" is supported.
+type Transport struct {
+	Client  string            `yaml:"client"`
+	Maestro *MaestroTransport `yaml:"maestro"`
+}
+
+// MaestroTransport names the Maestro consumer (target cluster); a template.
+type MaestroTransport struct {
+	TargetCluster Text `yaml:"target_cluster"`
+}
+
+// ManifestSpec is the ManifestWork template: inline YAML, or {ref: file}
+// resolved relative to the task config file and confined to its folder.
+type ManifestSpec struct {
+	Ref    string `yaml:"-"`
+	Inline any    `yaml:"-"`
+
+	// Compiled is the template ready to render.
+	Compiled *Manifest `yaml:"-"`
+}
+
+func (m *ManifestSpec) decodeNode(d *decoder, n *yaml.Node, path string) {
+	if n.Kind == yaml.MappingNode && len(n.Content) == 2 && n.Content[0].Value == "ref" {
+		d.errs.lines[path+".ref"] = n.Content[0].Line
+		var ref string
+		d.decode(n.Content[1], reflectValue(&ref), path+".ref")
+		m.Ref = ref
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		d.errs.addAt(path, n.Line, "must be a ManifestWork mapping or {ref: file}, not %s", describe(n))
+		return
+	}
+	d.decodeAny(n, reflectValue(&m.Inline), path)
+}
+
+// Discovery finds the bundle in Maestro; by_name is what the reconciler uses.
+type Discovery struct {
+	Namespace   string     `yaml:"namespace"`
+	ByName      Text       `yaml:"by_name"`
+	BySelectors *Selectors `yaml:"by_selectors"`
+}
+
+// Selectors select by labels.
+type Selectors struct {
+	LabelSelector map[string]Text `yaml:"label_selector"`
+}
+
+// NestedDiscovery promotes one manifest of the bundle to resources.<name> in
+// CEL, enriched with its conditions and statusFeedback.
+type NestedDiscovery struct {
+	Name      string    `yaml:"name"`
+	Discovery Discovery `yaml:"discovery"`
+}
+
+// Lifecycle holds the delete and recreate rules. Delete always wins: when
+// its rule is true the recreate rule is not even evaluated.
+type Lifecycle struct {
+	Delete   *LifecycleRule `yaml:"delete"`
+	Recreate *LifecycleRule `yaml:"recreate"`
+}
+
+// LifecycleRule fires when When holds. DeletionDeadline (default 10m) is how
+// long a deletion may stay pending before the outcome says stalled.
+type LifecycleRule struct {
+	When              *When    `yaml:"when"`
+	DeletionDeadline  Duration `yaml:"deletion_deadline"`
+	PropagationPolicy string   `yaml:"propagation_policy"`
+}
+
+// Post builds payloads and runs post actions; it always runs, also when a
+// phase failed or a deletion is pending.
+type Post struct {
+	Payloads    []Payload    `yaml:"payloads"`
+	PostActions []PostAction `yaml:"post_actions"`
+}
+
+// Payload is a JSON document built from Build: string leaves are templates,
+// {expression: CEL} leaves are CEL values, everything else is literal.
+type Payload struct {
+	Name     string `yaml:"name"`
+	When     *When  `yaml:"when"`
+	Build    any    `yaml:"build"`
+	BuildRef string `yaml:"build_ref"`
+
+	// Compiled is Build with templates and expressions compiled.
+	Compiled BuildNode `yaml:"-"`
+}
+
+// PostAction calls the API, typically PUT of a payload as the status.
+type PostAction struct {
+	Name    string   `yaml:"name"`
+	When    *When    `yaml:"when"`
+	APICall *APICall `yaml:"api_call"`
+}
