@@ -1,0 +1,86 @@
+package adapter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// API is the boundary to the HyperFleet API.
+//
+// Do sends one request and returns the response whatever its status code;
+// implementations retry transport failures and 5xx answers within their own
+// bounded policy, and the error is non-nil only when no response was
+// obtained. URL is absolute, or relative ("/clusters/x"), which the
+// implementation resolves against its base URL and API prefix.
+type API interface {
+	Do(ctx context.Context, req APIRequest) (APIResponse, error)
+}
+
+// APIRequest is one call described by a task config api_call.
+type APIRequest struct {
+	Method  string
+	URL     string
+	Body    []byte
+	Headers map[string]string
+	// Timeout and RetryAttempts override the client's defaults when non-zero.
+	Timeout       int64 // nanoseconds
+	RetryAttempts int
+}
+
+// APIResponse is the status and body of an answered request.
+type APIResponse struct {
+	Status int
+	Body   []byte
+}
+
+// APIError is a non-2xx answer. Transient reports whether retrying later may
+// help (5xx, 429, 408).
+type APIError struct {
+	Method, URL string
+	Status      int
+	Body        string
+}
+
+func (e *APIError) Error() string {
+	body := e.Body
+	if len(body) > 200 {
+		body = body[:200] + "..."
+	}
+	return fmt.Sprintf("HyperFleet API %s %s answered %d: %s", e.Method, e.URL, e.Status, body)
+}
+
+// Transient reports whether the failure may pass on its own.
+func (e *APIError) Transient() bool {
+	return e.Status >= 500 || e.Status == 429 || e.Status == 408
+}
+
+func checkStatus(req APIRequest, resp APIResponse) error {
+	if resp.Status >= 200 && resp.Status < 300 {
+		return nil
+	}
+	return &APIError{Method: req.Method, URL: req.URL, Status: resp.Status, Body: string(resp.Body)}
+}
+
+// isTransient classifies an error for redelivery: Maestro unavailable, API
+// transport failures and transient statuses, timeouts.
+func isTransient(err error) bool {
+	if err == nil {
+		return false
+	}
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.Transient()
+	}
+	if errors.Is(err, ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var transport *TransportError
+	return errors.As(err, &transport)
+}
+
+// TransportError wraps a failure to reach the HyperFleet API at all.
+type TransportError struct{ Err error }
+
+func (e *TransportError) Error() string { return "HyperFleet API unreachable: " + e.Err.Error() }
+func (e *TransportError) Unwrap() error { return e.Err }

@@ -1,0 +1,123 @@
+// Package apistub is a canned HyperFleet API (adapter.API) for the dry-run
+// command and unit tests: it answers from a table keyed by "METHOD /path"
+// and records every call.
+//
+// Unmatched GETs answer 404 like the real API for an unknown resource;
+// unmatched PUT, POST and PATCH answer 200 with an empty JSON object.
+package apistub
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/adapter/hyperfleetapi"
+)
+
+// Response is one canned answer.
+type Response struct {
+	Status int             `json:"status"`
+	Body   json.RawMessage `json:"body,omitempty"`
+}
+
+// Call is one recorded request. Body is the JSON body decoded (nil when
+// empty, the raw text when not JSON).
+type Call struct {
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	Body   any    `json:"body"`
+}
+
+// Stub is safe for concurrent use.
+type Stub struct {
+	version   string
+	mu        sync.Mutex
+	responses map[string]Response
+	calls     []Call
+	failNext  map[string]int
+}
+
+// New returns a stub resolving relative URLs with API version (v1 when "").
+func New(version string, responses map[string]Response) *Stub {
+	if responses == nil {
+		responses = map[string]Response{}
+	}
+	return &Stub{version: version, responses: responses, failNext: map[string]int{}}
+}
+
+// Load reads the responses file format: {"GET /api/hyperfleet/v1/clusters/c1": {"status": 200, "body": {...}}}.
+func Load(r io.Reader, version string) (*Stub, error) {
+	var m map[string]Response
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("API responses: %w", err)
+	}
+	for k, v := range m {
+		method, path, ok := strings.Cut(k, " ")
+		if !ok || method != strings.ToUpper(method) || !strings.HasPrefix(path, "/") {
+			return nil, fmt.Errorf("API responses: key %q must look like \"GET /api/hyperfleet/v1/clusters/c1\"", k)
+		}
+		if v.Status < 100 || v.Status > 599 {
+			return nil, fmt.Errorf("API responses: %q: status %d is not an HTTP status", k, v.Status)
+		}
+	}
+	return New(version, m), nil
+}
+
+// Set replaces the answer for "METHOD /path".
+func (s *Stub) Set(key string, r Response) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.responses[key] = r
+}
+
+// FailNext makes the next n calls to "METHOD /path" answer status 503.
+func (s *Stub) FailNext(key string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failNext[key] = n
+}
+
+// Calls returns the recorded calls in order.
+func (s *Stub) Calls() []Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Call(nil), s.calls...)
+}
+
+// Do answers from the table.
+func (s *Stub) Do(_ context.Context, req adapter.APIRequest) (adapter.APIResponse, error) {
+	path := hyperfleetapi.ResolvePath(s.version, req.URL)
+	key := req.Method + " " + path
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = append(s.calls, Call{Method: req.Method, Path: path, Body: decodeBody(req.Body)})
+	if s.failNext[key] > 0 {
+		s.failNext[key]--
+		return adapter.APIResponse{Status: http.StatusServiceUnavailable, Body: []byte(`{"reason":"injected failure"}`)}, nil
+	}
+	if r, ok := s.responses[key]; ok {
+		return adapter.APIResponse{Status: r.Status, Body: []byte(r.Body)}, nil
+	}
+	if req.Method == http.MethodGet || req.Method == http.MethodDelete {
+		return adapter.APIResponse{Status: http.StatusNotFound, Body: []byte(`{"reason":"not found"}`)}, nil
+	}
+	return adapter.APIResponse{Status: http.StatusOK, Body: []byte(`{}`)}, nil
+}
+
+func decodeBody(b []byte) any {
+	if len(b) == 0 {
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return string(b)
+	}
+	return v
+}

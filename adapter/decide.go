@@ -1,0 +1,117 @@
+package adapter
+
+import (
+	"time"
+
+	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/bundle-adapter/bundle-adapter/bundles"
+)
+
+// action is the one write (or none) the decision table asks for.
+type action int
+
+const (
+	actNone     action = iota
+	actCreate          // absent: create
+	actUpdate          // present, fingerprint differs: update in place
+	actDelete          // delete rule: delete, then read again
+	actRecreate        // recreate rule: delete, read again, create on 404
+)
+
+// observation is the authoritative read of a bundle at the start of an event.
+type observation struct {
+	work *workv1.ManifestWork // nil when Maestro answered 404
+}
+
+func (o observation) present() bool { return o.work != nil }
+
+func (o observation) deleting() bool {
+	return o.work != nil && o.work.DeletionTimestamp != nil
+}
+
+func (o observation) fingerprint() string {
+	if o.work == nil {
+		return ""
+	}
+	return o.work.Annotations[bundles.FingerprintAnnotation]
+}
+
+// pendingFor is how long the observed deletion has been pending, from the
+// bundle's own deletionTimestamp (no local state).
+func (o observation) pendingFor(now time.Time) time.Duration {
+	if !o.deleting() {
+		return 0
+	}
+	d := now.Sub(o.work.DeletionTimestamp.Time)
+	if d < 0 {
+		return 0
+	}
+	return d
+}
+
+// rules are the lifecycle rules of a bundle, evaluated lazily in the
+// decision's order. A nil func means the rule is not configured.
+type rules struct {
+	deleteWhen   func() (bool, error)
+	recreateWhen func() (bool, error)
+}
+
+// decision is what decide chose: the operation to report and the write to
+// make. For actNone the outcome is final: op with state.
+type decision struct {
+	op  Operation
+	act action
+}
+
+// decide applies the decision table of DESIGN.md; the first row that applies
+// wins:
+//
+//	any                                  delete.when true    -> delete (unless already deleting)
+//	present, not deleting, fp differs    recreate.when true  -> recreate (delete, read, create on 404)
+//	present, deleting                    -                   -> no write, recreate pending
+//	absent                               -                   -> create
+//	present, fingerprint equal           -                   -> no write
+//	present, fingerprint differs         -                   -> update in place
+//
+// delete.when always beats recreate.when, which is then not evaluated, and
+// recreate.when is evaluated only when the observed bundle does not carry
+// the desired fingerprint, so a rule that stays true cannot loop.
+// desiredFP is computed lazily (render can be skipped on the delete path).
+func decide(obs observation, desiredFP func() (string, error), r rules) (decision, error) {
+	if r.deleteWhen != nil {
+		del, err := r.deleteWhen()
+		if err != nil {
+			return decision{op: OpDelete}, err
+		}
+		if del {
+			if obs.deleting() || !obs.present() {
+				return decision{op: OpDelete, act: actNone}, nil
+			}
+			return decision{op: OpDelete, act: actDelete}, nil
+		}
+	}
+	if !obs.present() {
+		return decision{op: OpCreate, act: actCreate}, nil
+	}
+	if obs.deleting() {
+		return decision{op: OpRecreate, act: actNone}, nil
+	}
+	fp, err := desiredFP()
+	if err != nil {
+		return decision{op: OpUpdate}, err
+	}
+	if obs.fingerprint() == fp {
+		return decision{op: OpUnchanged, act: actNone}, nil
+	}
+	if r.recreateWhen != nil {
+		rec, err := r.recreateWhen()
+		if err != nil {
+			return decision{op: OpRecreate}, err
+		}
+		if rec {
+			return decision{op: OpRecreate, act: actRecreate}, nil
+		}
+	}
+	return decision{op: OpUpdate, act: actUpdate}, nil
+}

@@ -1,0 +1,131 @@
+package adapter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/bundle-adapter/bundle-adapter/config"
+)
+
+// discover resolves a bundle's consumer and name and reads it from Maestro:
+// the one authoritative read of the event (pre-discovery). The observed
+// bundle becomes resources.<name> for CEL, with nested discoveries promoted.
+func (r *run) discover(ctx context.Context, res *config.Resource) *bundle {
+	b := &bundle{res: res}
+	b.out = Outcome{Name: res.Name}
+	var err error
+	if b.consumer, err = r.template(&res.Transport.Maestro.TargetCluster); err == nil {
+		b.workName, err = res.WorkName().Execute(r.data, r.now)
+	}
+	b.out.Consumer, b.out.WorkName = b.consumer, b.workName
+	if err == nil && (b.consumer == "" || b.workName == "") {
+		err = fmt.Errorf("target cluster %q and bundle name %q must both be non-empty", b.consumer, b.workName)
+	}
+	if err != nil {
+		r.fail(b, ReasonRenderFailed, &renderError{err})
+		return b
+	}
+	work, err := r.p.maestro.Get(ctx, b.consumer, b.workName)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		r.fail(b, reasonFor(err), err)
+		return b
+	}
+	r.observe(b, work)
+	return b
+}
+
+// observe records what Maestro reports for the bundle (nil: 404) and
+// updates what CEL sees.
+func (r *run) observe(b *bundle, work *workv1.ManifestWork) {
+	b.obs = observation{work: work}
+	for _, nd := range b.res.NestedDiscoveries {
+		delete(r.resources, nd.Name)
+	}
+	if work == nil {
+		delete(r.resources, b.res.Name)
+		return
+	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(work)
+	if err != nil {
+		r.log.Warn("cannot expose observed bundle to CEL", "bundle", b.res.Name, "error", err)
+		return
+	}
+	r.resources[b.res.Name] = obj
+	for _, nd := range b.res.NestedDiscoveries {
+		if m := r.nested(obj, &nd.Discovery); m != nil {
+			r.resources[nd.Name] = m
+		}
+	}
+}
+
+// nested finds the manifest of an observed bundle that a nested discovery
+// names, enriched with that manifest's conditions and statusFeedback.
+func (r *run) nested(work map[string]any, d *config.Discovery) map[string]any {
+	manifests, _ := lookupPath(work, "spec.workload.manifests").([]any)
+	for _, m := range manifests {
+		obj, ok := m.(map[string]any)
+		if !ok || !r.matches(obj, d) {
+			continue
+		}
+		out := make(map[string]any, len(obj)+2)
+		for k, v := range obj {
+			out[k] = v
+		}
+		if st := manifestStatus(work, obj); st != nil {
+			out["conditions"] = st["conditions"]
+			out["statusFeedback"] = st["statusFeedback"]
+		}
+		return out
+	}
+	return nil
+}
+
+func (r *run) matches(obj map[string]any, d *config.Discovery) bool {
+	meta, _ := obj["metadata"].(map[string]any)
+	if d.Namespace != "" && meta["namespace"] != d.Namespace {
+		return false
+	}
+	if d.ByName.T != nil {
+		name, err := r.template(&d.ByName)
+		return err == nil && meta["name"] == name
+	}
+	if d.BySelectors == nil {
+		return false
+	}
+	labels, _ := meta["labels"].(map[string]any)
+	for k, t := range d.BySelectors.LabelSelector {
+		want, err := r.template(&t)
+		if err != nil || labels[k] != want {
+			return false
+		}
+	}
+	return true
+}
+
+// manifestStatus finds status.resourceStatus.manifests[] for obj by name,
+// namespace and kind.
+func manifestStatus(work, obj map[string]any) map[string]any {
+	list, _ := lookupPath(work, "status.resourceStatus.manifests").([]any)
+	for _, e := range list {
+		st, _ := e.(map[string]any)
+		rm, _ := st["resourceMeta"].(map[string]any)
+		if rm == nil {
+			continue
+		}
+		if rm["name"] == lookupPath(obj, "metadata.name") &&
+			orEmptyString(rm["namespace"]) == orEmptyString(lookupPath(obj, "metadata.namespace")) &&
+			rm["kind"] == obj["kind"] {
+			return st
+		}
+	}
+	return nil
+}
+
+func orEmptyString(v any) string {
+	s, _ := v.(string)
+	return s
+}

@@ -1,0 +1,108 @@
+package adapter
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	cloudevents "github.com/cloudevents/sdk-go/v2/event"
+)
+
+// Event is one decoded reconcile event: the CloudEvent's attributes and its
+// JSON data. Data numbers that are whole are int64, others float64.
+type Event struct {
+	ID      string
+	Type    string
+	Source  string
+	Subject string
+	Data    map[string]any
+}
+
+// InvalidEventError reports an event that can never be processed (bad JSON,
+// missing attributes, data not a JSON object). Brokers dead-letter it at once.
+type InvalidEventError struct {
+	EventID string
+	Reason  string
+}
+
+func (e *InvalidEventError) Error() string {
+	if e.EventID == "" {
+		return "invalid event: " + e.Reason
+	}
+	return fmt.Sprintf("invalid event %s: %s", e.EventID, e.Reason)
+}
+
+// DecodeStructured decodes a structured-mode CloudEvent (JSON with
+// specversion, id, type, source and data), as HyperFleet's Sentinel publishes
+// it. Every failure is an *InvalidEventError.
+func DecodeStructured(payload []byte) (Event, error) {
+	var ce cloudevents.Event
+	if err := json.Unmarshal(payload, &ce); err != nil {
+		return Event{}, &InvalidEventError{Reason: "not a structured-mode CloudEvent: " + err.Error()}
+	}
+	return FromCloudEvent(ce)
+}
+
+// FromCloudEvent validates a CloudEvent and decodes its JSON data.
+func FromCloudEvent(ce cloudevents.Event) (Event, error) {
+	if err := ce.Validate(); err != nil {
+		return Event{}, &InvalidEventError{EventID: ce.ID(), Reason: err.Error()}
+	}
+	data, err := decodeData(ce.Data())
+	if err != nil {
+		return Event{}, &InvalidEventError{EventID: ce.ID(), Reason: err.Error()}
+	}
+	return Event{ID: ce.ID(), Type: ce.Type(), Source: ce.Source(), Subject: ce.Subject(), Data: data}, nil
+}
+
+func decodeData(raw []byte) (map[string]any, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, fmt.Errorf("data is empty: a JSON object such as {\"id\": ..., \"kind\": ..., \"generation\": ...} is expected")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("data is not JSON: %v", err)
+	}
+	m, ok := normalizeJSON(v).(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("data must be a JSON object")
+	}
+	return m, nil
+}
+
+// normalizeJSON turns json.Number into int64 when whole, float64 otherwise.
+func normalizeJSON(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalizeJSON(e)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = normalizeJSON(e)
+		}
+		return x
+	default:
+		return v
+	}
+}
+
+// decodeJSON decodes an API response body with the same number rules.
+func decodeJSON(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return normalizeJSON(v), nil
+}

@@ -1,0 +1,146 @@
+package adapter_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/adapter/apistub"
+	"github.com/bundle-adapter/bundle-adapter/adapter/memmaestro"
+	"github.com/bundle-adapter/bundle-adapter/config"
+)
+
+var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+
+// harness runs the real pipeline against the in-memory Maestro and the
+// canned API, with a clock the test moves.
+type harness struct {
+	t     *testing.T
+	store *memmaestro.Store
+	api   *apistub.Stub
+	now   time.Time
+	task  *config.TaskConfig
+}
+
+func newHarness(t *testing.T, deleteBehavior string) *harness {
+	t.Helper()
+	h := &harness{t: t, now: t0, api: apistub.New("v1", nil)}
+	h.store = memmaestro.New(memmaestro.Options{Clock: h.clock, DeleteBehavior: deleteBehavior, Consumers: []string{"c1"}})
+	h.useTask("testdata/task.yaml")
+	return h
+}
+
+func (h *harness) clock() time.Time { return h.now }
+
+func (h *harness) useTask(file string) {
+	h.t.Helper()
+	task, err := config.LoadTaskConfig(file)
+	if err != nil {
+		h.t.Fatalf("load %s: %v", file, err)
+	}
+	h.task = task
+}
+
+// event runs one reconcile event for cluster "x" with the given data fields
+// (generation 1 unless set).
+func (h *harness) event(fields map[string]any) *adapter.Result {
+	h.t.Helper()
+	data := map[string]any{"id": "x", "kind": "Cluster", "generation": int64(1)}
+	for k, v := range fields {
+		data[k] = v
+	}
+	p, err := adapter.New(adapter.Options{
+		Task: h.task, Adapter: config.AdapterInfo{Name: "test-adapter", Version: "0"},
+		Maestro: h.store, API: h.api, Clock: h.clock,
+		LookupEnv: func(string) (string, bool) { return "", false },
+		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.store.ResetCalls()
+	return p.Run(context.Background(), adapter.Event{ID: "ev-1", Type: "com.redhat.hyperfleet.cluster.reconcile", Source: "test", Data: data})
+}
+
+// calls lists the Maestro calls of the last event as "verb name".
+func (h *harness) calls() []string {
+	var out []string
+	for _, c := range h.store.Calls() {
+		out = append(out, c.Verb+" "+c.Name)
+	}
+	return out
+}
+
+// writes counts create, update and delete calls of the last event.
+func (h *harness) writes() int {
+	n := 0
+	for _, c := range h.store.Calls() {
+		if c.Verb != memmaestro.VerbGet {
+			n++
+		}
+	}
+	return n
+}
+
+func outcome(t *testing.T, res *adapter.Result, name string) adapter.Outcome {
+	t.Helper()
+	for _, o := range res.Bundles {
+		if o.Name == name {
+			return o
+		}
+	}
+	t.Fatalf("no outcome for bundle %q in %+v", name, res.Bundles)
+	return adapter.Outcome{}
+}
+
+func wantOutcome(t *testing.T, o adapter.Outcome, op adapter.Operation, state adapter.State, reason string) {
+	t.Helper()
+	if o.Operation != op || o.State != state || o.Reason != reason {
+		t.Errorf("bundle %s: got %s/%s %s (error %q), want %s/%s %s", o.Name, o.Operation, o.State, o.Reason, o.Error, op, state, reason)
+	}
+}
+
+func wantCalls(t *testing.T, got []string, want ...string) {
+	t.Helper()
+	if strings.Join(got, ", ") != strings.Join(want, ", ") {
+		t.Errorf("maestro calls:\n got  %v\n want %v", got, want)
+	}
+}
+
+// lastStatus is the body of the last status PUT.
+func (h *harness) lastStatus() map[string]any {
+	h.t.Helper()
+	calls := h.api.Calls()
+	for i := len(calls) - 1; i >= 0; i-- {
+		if calls[i].Method == "PUT" {
+			m, ok := calls[i].Body.(map[string]any)
+			if !ok {
+				h.t.Fatalf("status body is not a JSON object: %v", calls[i].Body)
+			}
+			return m
+		}
+	}
+	h.t.Fatal("no status PUT was sent")
+	return nil
+}
+
+// condition returns "status reason message" of a condition in the last status.
+func (h *harness) condition(typ string) string {
+	h.t.Helper()
+	conds, _ := h.lastStatus()["conditions"].([]any)
+	for _, c := range conds {
+		m := c.(map[string]any)
+		if m["type"] == typ {
+			return fmt.Sprintf("%v %v %v", m["status"], m["reason"], m["message"])
+		}
+	}
+	b, _ := json.Marshal(h.lastStatus())
+	h.t.Fatalf("no %s condition in %s", typ, b)
+	return ""
+}

@@ -1,0 +1,183 @@
+// Package hyperfleetapi is the HTTP implementation of adapter.API: the
+// HyperFleet API client with URL resolution, bearer-token auth from a file,
+// a per-request timeout and bounded retries of transient failures.
+package hyperfleetapi
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+)
+
+// Options configures a Client. Defaults: version v1, timeout 10s, 3
+// attempts, exponential backoff starting at 200ms.
+type Options struct {
+	BaseURL       string
+	Version       string
+	Timeout       time.Duration
+	RetryAttempts int
+	// RetryBackoff is exponential, linear or constant.
+	RetryBackoff string
+	// BaseDelay is the first retry delay.
+	BaseDelay time.Duration
+	// TokenPath names a file holding a bearer token; it is read again when
+	// it changes (token rotation). Empty: no Authorization header.
+	TokenPath string
+	// HTTPClient defaults to a client with no overall timeout (each request
+	// is bounded by Timeout through its context).
+	HTTPClient *http.Client
+}
+
+// Client sends requests to the HyperFleet API. Safe for concurrent use.
+type Client struct {
+	o     Options
+	token *tokenFile
+}
+
+// New returns a client; it does not contact the server.
+func New(o Options) *Client {
+	if o.Version == "" {
+		o.Version = "v1"
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Second
+	}
+	if o.RetryAttempts < 1 {
+		o.RetryAttempts = 3
+	}
+	if o.BaseDelay <= 0 {
+		o.BaseDelay = 200 * time.Millisecond
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{}
+	}
+	c := &Client{o: o}
+	if o.TokenPath != "" {
+		c.token = &tokenFile{path: o.TokenPath}
+	}
+	return c
+}
+
+// ResolvePath is the URL path a task-config URL is sent to: absolute URLs
+// and paths that already start with /api/ are kept, other relative paths
+// get /api/hyperfleet/<version> prefixed.
+func ResolvePath(version, u string) string {
+	if strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "/api/") {
+		return u
+	}
+	if version == "" {
+		version = "v1"
+	}
+	return "/api/hyperfleet/" + version + "/" + strings.TrimPrefix(u, "/")
+}
+
+func (c *Client) url(u string) string {
+	p := ResolvePath(c.o.Version, u)
+	if strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://") {
+		return p
+	}
+	return strings.TrimSuffix(c.o.BaseURL, "/") + p
+}
+
+// Do sends the request, retrying transport failures and 5xx/429/408 answers
+// up to the attempt limit with backoff. It returns the last answer whatever
+// its status; the error is non-nil (an *adapter.TransportError) only when no
+// answer was obtained at all, or ctx ended.
+func (c *Client) Do(ctx context.Context, req adapter.APIRequest) (adapter.APIResponse, error) {
+	attempts := c.o.RetryAttempts
+	if req.RetryAttempts > 0 {
+		attempts = req.RetryAttempts
+	}
+	var resp adapter.APIResponse
+	var err error
+	for i := 0; i < attempts; i++ {
+		if i > 0 {
+			if werr := sleep(ctx, c.delay(i)); werr != nil {
+				break
+			}
+		}
+		resp, err = c.once(ctx, req)
+		if err == nil && !retryable(resp.Status) {
+			return resp, nil
+		}
+	}
+	if err != nil {
+		return resp, &adapter.TransportError{Err: err}
+	}
+	return resp, nil
+}
+
+func retryable(status int) bool { return status >= 500 || status == 429 || status == 408 }
+
+func (c *Client) delay(attempt int) time.Duration {
+	switch c.o.RetryBackoff {
+	case "constant":
+		return c.o.BaseDelay
+	case "linear":
+		return c.o.BaseDelay * time.Duration(attempt)
+	default:
+		return c.o.BaseDelay << (attempt - 1)
+	}
+}
+
+func (c *Client) once(ctx context.Context, req adapter.APIRequest) (adapter.APIResponse, error) {
+	timeout := c.o.Timeout
+	if req.Timeout > 0 {
+		timeout = time.Duration(req.Timeout)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	hreq, err := http.NewRequestWithContext(ctx, req.Method, c.url(req.URL), bytes.NewReader(req.Body))
+	if err != nil {
+		return adapter.APIResponse{}, err
+	}
+	if err := c.setHeaders(hreq, req); err != nil {
+		return adapter.APIResponse{}, err
+	}
+	hresp, err := c.o.HTTPClient.Do(hreq)
+	if err != nil {
+		return adapter.APIResponse{}, err
+	}
+	defer hresp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(hresp.Body, 10<<20))
+	if err != nil {
+		return adapter.APIResponse{}, fmt.Errorf("reading answer: %w", err)
+	}
+	return adapter.APIResponse{Status: hresp.StatusCode, Body: body}, nil
+}
+
+func (c *Client) setHeaders(hreq *http.Request, req adapter.APIRequest) error {
+	if len(req.Body) > 0 {
+		hreq.Header.Set("Content-Type", "application/json")
+	}
+	hreq.Header.Set("Accept", "application/json")
+	for k, v := range req.Headers {
+		hreq.Header.Set(k, v)
+	}
+	if c.token == nil {
+		return nil
+	}
+	tok, err := c.token.read()
+	if err != nil {
+		return err
+	}
+	hreq.Header.Set("Authorization", "Bearer "+tok)
+	return nil
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

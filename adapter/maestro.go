@@ -1,0 +1,50 @@
+package adapter
+
+import (
+	"context"
+	"errors"
+
+	workv1 "open-cluster-management.io/api/work/v1"
+)
+
+// Maestro is the boundary between the reconciler and a Maestro server. Bundles
+// are ManifestWorks addressed by consumer (the target cluster) and name.
+//
+// Implementations must be safe for concurrent use across consumers. Every
+// returned error that the reconciler must act on wraps one of the sentinel
+// errors below, so callers test them with errors.Is:
+//
+//   - Get returns ErrNotFound when Maestro answers 404 (the bundle never
+//     existed, or the agent confirmed its deletion). While a deletion is pending
+//     Get returns the bundle with metadata.deletionTimestamp set.
+//   - Create returns ErrAlreadyExists when a bundle of that name exists,
+//     including one that is being deleted; nothing is created then.
+//     It returns ErrConsumerNotRegistered when the consumer is unknown.
+//   - Update returns ErrUnderDeletion when the bundle carries a
+//     deletionTimestamp (Maestro answers 409), ErrNotFound when it is gone.
+//   - Delete is fire-and-forget: it returns once Maestro accepted the request,
+//     not when the agent finished. Deleting a bundle that is already gone
+//     returns ErrNotFound; deleting one already being deleted is accepted.
+//   - Any call may return ErrUnavailable (transport failure, timeout, 5xx);
+//     those are the only errors worth retrying. ErrInvalid marks a request the
+//     server rejected as malformed; retrying it cannot help.
+type Maestro interface {
+	Get(ctx context.Context, consumer, name string) (*workv1.ManifestWork, error)
+	Create(ctx context.Context, consumer string, work *workv1.ManifestWork) (*workv1.ManifestWork, error)
+	// Update replaces the bundle's labels, annotations and spec with those of
+	// desired. observed is the bundle as last read; implementations may use it
+	// to compute a patch.
+	Update(ctx context.Context, consumer string, observed, desired *workv1.ManifestWork) (*workv1.ManifestWork, error)
+	Delete(ctx context.Context, consumer, name string) error
+}
+
+// Sentinel errors of the Maestro boundary. Implementations wrap them with
+// context (consumer, bundle name, server message).
+var (
+	ErrNotFound              = errors.New("bundle not found")
+	ErrAlreadyExists         = errors.New("bundle already exists")
+	ErrUnderDeletion         = errors.New("bundle is being deleted")
+	ErrConsumerNotRegistered = errors.New("consumer not registered in Maestro")
+	ErrUnavailable           = errors.New("maestro unavailable")
+	ErrInvalid               = errors.New("request rejected by maestro as invalid")
+)

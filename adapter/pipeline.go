@@ -1,0 +1,100 @@
+package adapter
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/bundle-adapter/bundle-adapter/config"
+)
+
+// Options configures a Pipeline. Task, Maestro and API are required.
+type Options struct {
+	Task    *config.TaskConfig
+	Adapter config.AdapterInfo
+	Maestro Maestro
+	API     API
+	// Clock defaults to time.Now.
+	Clock func() time.Time
+	// LookupEnv defaults to os.LookupEnv. Only variables that params name
+	// (source env.X) are ever read, and CEL's env holds only those.
+	LookupEnv func(string) (string, bool)
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// Pipeline runs the task config for one event at a time per resource key;
+// Run is safe for concurrent use on different events.
+type Pipeline struct {
+	task    *config.TaskConfig
+	info    config.AdapterInfo
+	maestro Maestro
+	api     API
+	clock   func() time.Time
+	env     func(string) (string, bool)
+	log     *slog.Logger
+}
+
+// New checks the options and returns a pipeline.
+func New(o Options) (*Pipeline, error) {
+	if o.Task == nil || o.Maestro == nil || o.API == nil {
+		return nil, errors.New("adapter: Options.Task, Maestro and API are required")
+	}
+	p := &Pipeline{task: o.Task, info: o.Adapter, maestro: o.Maestro, api: o.API,
+		clock: o.Clock, env: o.LookupEnv, log: o.Logger}
+	if p.clock == nil {
+		p.clock = time.Now
+	}
+	if p.env == nil {
+		p.env = os.LookupEnv
+	}
+	if p.log == nil {
+		p.log = slog.Default()
+	}
+	return p, nil
+}
+
+// Run processes one event through params, preconditions, bundles and post.
+// It never returns early on a failure: post-processing always runs, so the
+// status reports what happened. The Result says how the event ended and
+// whether it should be acknowledged, redelivered or dead-lettered.
+func (p *Pipeline) Run(ctx context.Context, ev Event) *Result {
+	r := newRun(p, ev)
+	ok := r.resolveParams(ctx) && r.checkPreconditions(ctx)
+	if ok {
+		r.reconcileBundles(ctx)
+	} else {
+		r.skipBundles()
+	}
+	r.runPost(ctx)
+	r.result.finish()
+	return r.result
+}
+
+// reconcileBundles pre-discovers every bundle (one read each), so every
+// rule sees every bundle, then reconciles them in config order. A failure of
+// one bundle is reported and the others still run.
+func (r *run) reconcileBundles(ctx context.Context) {
+	bs := make([]*bundle, len(r.p.task.Resources))
+	for i := range r.p.task.Resources {
+		bs[i] = r.discover(ctx, &r.p.task.Resources[i])
+	}
+	for _, b := range bs {
+		if b.out.State != StateFailed {
+			r.reconcile(ctx, b)
+		}
+		r.result.Bundles = append(r.result.Bundles, b.out)
+		r.bundles[b.res.Name] = b.out.celValue()
+	}
+}
+
+func (r *run) skipBundles() {
+	for i := range r.p.task.Resources {
+		res := &r.p.task.Resources[i]
+		out := Outcome{Name: res.Name, Reason: ReasonSkipped}
+		r.result.Bundles = append(r.result.Bundles, out)
+		r.bundles[res.Name] = out.celValue()
+	}
+}

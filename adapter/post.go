@@ -1,0 +1,97 @@
+package adapter
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/bundle-adapter/bundle-adapter/config"
+)
+
+// runPost builds the payloads and runs the post actions. It always runs,
+// after a failure or while a deletion is pending too, so the status says
+// what happened. A payload or action whose when-rule is false is skipped.
+func (r *run) runPost(ctx context.Context) {
+	post := r.p.task.Post
+	if post == nil {
+		return
+	}
+	r.result.Payloads = map[string]any{}
+	for i := range post.Payloads {
+		pl := &post.Payloads[i]
+		if !r.when(ctx, pl.When, "post", pl.Name) {
+			continue
+		}
+		v, err := r.build(ctx, pl.Compiled)
+		if err != nil {
+			r.phaseError("post", pl.Name, err)
+			continue
+		}
+		r.result.Payloads[pl.Name] = v
+		r.bindPayload(pl.Name, v)
+	}
+	for i := range post.PostActions {
+		a := &post.PostActions[i]
+		if !r.when(ctx, a.When, "post", a.Name) {
+			continue
+		}
+		if _, err := r.callAPI(ctx, a.APICall); err != nil {
+			r.phaseError("post", a.Name, err)
+			continue
+		}
+		r.log.Info("post action done", "action", a.Name, "method", a.APICall.Method)
+	}
+}
+
+// bindPayload exposes a payload to CEL as a value and to templates as JSON
+// text, so body: "{{ .status }}" sends it as JSON.
+func (r *run) bindPayload(name string, v any) {
+	b, _ := json.Marshal(v)
+	r.vars[name] = v
+	r.data[name] = string(b)
+}
+
+// when evaluates an optional rule; an error is reported and counts as false.
+func (r *run) when(ctx context.Context, w *config.When, phase, step string) bool {
+	if w == nil || w.Compiled == nil {
+		return true
+	}
+	ok, err := r.evalRule(ctx, w.Compiled, "when")
+	if err != nil {
+		r.phaseError(phase, step, err)
+		return false
+	}
+	return ok
+}
+
+// build evaluates a compiled payload tree into plain JSON-able values.
+func (r *run) build(ctx context.Context, n config.BuildNode) (any, error) {
+	switch {
+	case n.Expr != nil:
+		return r.eval(ctx, n.Expr)
+	case n.Template != nil:
+		return n.Template.Execute(r.data, r.now)
+	case n.IsMap:
+		out := make(map[string]any, len(n.Map))
+		for _, f := range n.Map {
+			v, err := r.build(ctx, f.Node)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", f.Key, err)
+			}
+			out[f.Key] = v
+		}
+		return out, nil
+	case n.IsList:
+		out := make([]any, len(n.List))
+		for i, e := range n.List {
+			v, err := r.build(ctx, e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	default:
+		return n.Literal, nil
+	}
+}

@@ -1,0 +1,127 @@
+package adapter
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/bundle-adapter/bundle-adapter/config"
+)
+
+// checkPreconditions runs the preconditions in order. The first one not met
+// skips the resources phase (adapter.resourcesSkipped, skipReason); status is
+// still reported. An error is reported and also skips the resources.
+func (r *run) checkPreconditions(ctx context.Context) bool {
+	for i := range r.p.task.Preconditions {
+		pc := &r.p.task.Preconditions[i]
+		met, err := r.precondition(ctx, pc)
+		if err != nil {
+			r.phaseError("preconditions", pc.Name, err)
+			return false
+		}
+		if !met {
+			r.skip(fmt.Sprintf("precondition %q not met", pc.Name))
+			return false
+		}
+	}
+	return true
+}
+
+func (r *run) skip(reason string) {
+	r.result.Skipped, r.result.SkipReason = true, reason
+	r.adapter["resourcesSkipped"], r.adapter["skipReason"] = true, reason
+	r.log.Info("resources skipped", "reason", reason)
+}
+
+func (r *run) precondition(ctx context.Context, pc *config.Precondition) (bool, error) {
+	if pc.APICall != nil {
+		body, err := r.callAPI(ctx, pc.APICall)
+		if err != nil {
+			return false, err
+		}
+		resp, err := decodeJSON(body)
+		if err != nil {
+			return false, fmt.Errorf("API response is not JSON: %v", err)
+		}
+		r.bind(pc.Name, resp)
+		if err := r.capture(ctx, pc, resp); err != nil {
+			return false, err
+		}
+	}
+	if pc.Expression == nil {
+		return true, nil
+	}
+	return r.evalRule(ctx, pc.Expression, "precondition "+pc.Name)
+}
+
+// capture binds values taken from an API response. A field path that is
+// absent binds null. Capture expressions see the response's top-level fields
+// and the whole response under the precondition's name
+// (has(clusterStatus.deleted_time)).
+func (r *run) capture(ctx context.Context, pc *config.Precondition, resp any) error {
+	respVars := map[string]any{pc.Name: resp}
+	if m, ok := resp.(map[string]any); ok {
+		for k, v := range m {
+			respVars[k] = v
+		}
+		respVars[pc.Name] = resp
+	}
+	for _, c := range pc.Capture {
+		if c.Field != "" {
+			r.bind(c.Name, lookupPath(resp, strings.TrimPrefix(c.Field, ".")))
+			continue
+		}
+		val, _, err := c.Expression.Program.ContextEval(ctx, respVars)
+		if err != nil {
+			return &celError{path: c.Expression.Path, err: err}
+		}
+		v, err := celToGo(val)
+		if err != nil {
+			return &celError{path: c.Expression.Path, err: err}
+		}
+		r.bind(c.Name, v)
+	}
+	return nil
+}
+
+// callAPI renders and sends an api_call and returns the body of a 2xx answer.
+func (r *run) callAPI(ctx context.Context, c *config.APICall) ([]byte, error) {
+	req, err := r.apiRequest(c)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := r.p.api.Do(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkStatus(req, resp); err != nil {
+		return nil, err
+	}
+	return resp.Body, nil
+}
+
+func (r *run) apiRequest(c *config.APICall) (APIRequest, error) {
+	url, err := r.template(&c.URL)
+	if err != nil {
+		return APIRequest{}, err
+	}
+	body, err := r.template(&c.Body)
+	if err != nil {
+		return APIRequest{}, err
+	}
+	req := APIRequest{Method: c.Method, URL: url, Timeout: int64(c.Timeout), RetryAttempts: c.RetryAttempts}
+	if body != "" {
+		req.Body = []byte(body)
+	}
+	for i := range c.Headers {
+		v, err := r.template(&c.Headers[i].Value)
+		if err != nil {
+			return APIRequest{}, err
+		}
+		if req.Headers == nil {
+			req.Headers = map[string]string{}
+		}
+		req.Headers[c.Headers[i].Name] = v
+	}
+	return req, nil
+}

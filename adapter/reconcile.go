@@ -1,0 +1,271 @@
+package adapter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/bundle-adapter/bundle-adapter/bundles"
+	"github.com/bundle-adapter/bundle-adapter/config"
+)
+
+// bundle is one resource of the task config during one event: where it
+// lives, what was observed at pre-discovery, and (once rendered) what is
+// desired.
+type bundle struct {
+	res      *config.Resource
+	consumer string
+	workName string
+	obs      observation
+
+	desired     *workv1.ManifestWork
+	fingerprint string
+	renderErr   error
+	rendered    bool
+
+	out Outcome
+}
+
+// reconcile runs the decision for one pre-discovered bundle and performs its
+// write. It never blocks on a deletion: a pending deletion is reported and the
+// next event continues where this one stopped.
+func (r *run) reconcile(ctx context.Context, b *bundle) {
+	b.out = Outcome{Name: b.res.Name, Consumer: b.consumer, WorkName: b.workName}
+	d, err := decide(b.obs, func() (string, error) { return r.render(b) }, r.rules(ctx, b))
+	b.out.Operation = d.op
+	if err != nil {
+		r.fail(b, reasonFor(err), err)
+		return
+	}
+	switch d.act {
+	case actNone:
+		r.settle(b, d.op)
+	case actCreate:
+		r.create(ctx, b, OpCreate)
+	case actUpdate:
+		r.update(ctx, b)
+	case actDelete:
+		r.deleteThenRead(ctx, b, OpDelete)
+	case actRecreate:
+		if r.deleteThenRead(ctx, b, OpRecreate) {
+			r.create(ctx, b, OpRecreate)
+		}
+	}
+	r.logOutcome(ctx, b)
+}
+
+// rules binds the bundle's lifecycle rules to this event's CEL variables.
+func (r *run) rules(ctx context.Context, b *bundle) rules {
+	lc := b.res.Lifecycle
+	var out rules
+	if lc == nil {
+		return out
+	}
+	if lc.Delete != nil {
+		out.deleteWhen = func() (bool, error) { return r.evalRule(ctx, lc.Delete.When.Compiled, "lifecycle.delete.when") }
+	}
+	if lc.Recreate != nil {
+		out.recreateWhen = func() (bool, error) { return r.evalRule(ctx, lc.Recreate.When.Compiled, "lifecycle.recreate.when") }
+	}
+	return out
+}
+
+// render renders the desired bundle once per event and returns its fingerprint.
+func (r *run) render(b *bundle) (string, error) {
+	if b.rendered {
+		return b.fingerprint, b.renderErr
+	}
+	b.rendered = true
+	b.desired, b.fingerprint, b.renderErr = r.renderWork(b)
+	b.out.Fingerprint = b.fingerprint
+	return b.fingerprint, b.renderErr
+}
+
+func (r *run) renderWork(b *bundle) (*workv1.ManifestWork, string, error) {
+	tree, err := bundles.Render(b.res.Manifest.Compiled, r.data, r.now)
+	if err != nil {
+		return nil, "", &renderError{err}
+	}
+	normalizeWork(tree, b.workName, b.consumer)
+	fp, err := bundles.Fingerprint(tree)
+	if err != nil {
+		return nil, "", &renderError{err}
+	}
+	bundles.Stamp(tree, fp)
+	if err := bundles.CheckSize(b.res.Name, tree); err != nil {
+		return nil, "", &renderError{err}
+	}
+	var work workv1.ManifestWork
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(tree, &work, true); err != nil {
+		return nil, "", &renderError{fmt.Errorf("rendered bundle is not a valid ManifestWork: %w", err)}
+	}
+	return &work, fp, nil
+}
+
+// normalizeWork fills what the template may leave out: kind, apiVersion,
+// the name from discovery and the consumer as namespace.
+func normalizeWork(tree map[string]any, name, consumer string) {
+	tree["apiVersion"] = "work.open-cluster-management.io/v1"
+	tree["kind"] = "ManifestWork"
+	meta, _ := tree["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+		tree["metadata"] = meta
+	}
+	meta["name"] = name
+	meta["namespace"] = consumer
+}
+
+type renderError struct{ err error }
+
+func (e *renderError) Error() string { return "render: " + e.err.Error() }
+func (e *renderError) Unwrap() error { return e.err }
+
+func (r *run) create(ctx context.Context, b *bundle, op Operation) {
+	if _, err := r.render(b); err != nil {
+		r.fail(b, reasonFor(err), err)
+		return
+	}
+	created, err := r.p.maestro.Create(ctx, b.consumer, b.desired)
+	switch {
+	case err == nil:
+		r.observe(b, created)
+		r.done(b, op)
+	case op == OpRecreate && errors.Is(err, ErrAlreadyExists):
+		// Another replica, or a slow agent, still holds the old bundle: never
+		// create while it exists; the next event continues.
+		r.pending(b, OpRecreate, 0)
+	default:
+		r.fail(b, reasonFor(err), err)
+	}
+}
+
+func (r *run) update(ctx context.Context, b *bundle) {
+	updated, err := r.p.maestro.Update(ctx, b.consumer, b.obs.work, b.desired)
+	if err != nil {
+		r.fail(b, reasonFor(err), err)
+		return
+	}
+	r.observe(b, updated)
+	r.done(b, OpUpdate)
+}
+
+// deleteThenRead sends a fire-and-forget delete and reads the bundle again.
+// It reports true when Maestro answered 404 (the bundle is gone); otherwise
+// the outcome is set to pending (or failed).
+func (r *run) deleteThenRead(ctx context.Context, b *bundle, op Operation) bool {
+	err := r.p.maestro.Delete(ctx, b.consumer, b.workName)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		r.fail(b, reasonFor(err), err)
+		return false
+	}
+	after, err := r.p.maestro.Get(ctx, b.consumer, b.workName)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		r.observe(b, nil)
+		if op == OpDelete {
+			r.done(b, OpDelete)
+		}
+		return true
+	case err != nil:
+		r.fail(b, reasonFor(err), err)
+		return false
+	}
+	r.observe(b, after)
+	r.settle(b, op)
+	return false
+}
+
+// settle reports a no-write decision: unchanged, or a deletion in progress
+// (pending or, past the rule's deadline, stalled), or a delete already done.
+func (r *run) settle(b *bundle, op Operation) {
+	switch {
+	case op == OpUnchanged:
+		r.done(b, OpUnchanged)
+	case !b.obs.present():
+		r.done(b, op)
+	default:
+		r.pending(b, op, b.obs.pendingFor(r.now))
+	}
+}
+
+func (r *run) done(b *bundle, op Operation) {
+	b.out.Operation, b.out.State = op, StateDone
+	b.out.Reason = doneReasons[op]
+	b.out.PendingSeconds = 0
+}
+
+var doneReasons = map[Operation]string{
+	OpCreate: ReasonCreated, OpUpdate: ReasonUpdated, OpUnchanged: ReasonUnchanged,
+	OpRecreate: ReasonRecreated, OpDelete: ReasonDeleted,
+}
+
+func (r *run) pending(b *bundle, op Operation, waited time.Duration) {
+	b.out.Operation = op
+	b.out.PendingSeconds = int64(waited / time.Second)
+	if waited > r.deadline(b, op) {
+		b.out.State = StateStalled
+		b.out.Reason = map[Operation]string{OpDelete: ReasonDeletionStalled}[op]
+		if b.out.Reason == "" {
+			b.out.Reason = ReasonRecreationStalled
+		}
+		return
+	}
+	b.out.State = StatePending
+	b.out.Reason = ReasonRecreationPending
+	if op == OpDelete {
+		b.out.Reason = ReasonDeletionPending
+	}
+}
+
+// deadline is the deletion_deadline of the rule behind op (default 10m).
+func (r *run) deadline(b *bundle, op Operation) time.Duration {
+	lc := b.res.Lifecycle
+	switch {
+	case lc == nil:
+	case op == OpDelete && lc.Delete != nil:
+		return lc.Delete.DeletionDeadline.D()
+	case op != OpDelete && lc.Recreate != nil:
+		return lc.Recreate.DeletionDeadline.D()
+	}
+	return config.DefaultDeletionDeadline
+}
+
+func (r *run) fail(b *bundle, reason string, err error) {
+	b.out.State, b.out.Reason = StateFailed, reason
+	b.out.Error, b.out.err = err.Error(), err
+	r.phaseError("resources", b.res.Name, err)
+}
+
+func reasonFor(err error) string {
+	var re *renderError
+	var ce *celError
+	switch {
+	case errors.Is(err, ErrConsumerNotRegistered):
+		return ReasonConsumerNotRegistered
+	case errors.Is(err, ErrUnavailable):
+		return ReasonMaestroUnavailable
+	case errors.As(err, &re):
+		return ReasonRenderFailed
+	case errors.As(err, &ce):
+		return ReasonRuleFailed
+	default:
+		return ReasonMaestroError
+	}
+}
+
+func (r *run) logOutcome(ctx context.Context, b *bundle) {
+	level := slog.LevelInfo
+	if b.out.err != nil {
+		level = slog.LevelWarn
+	}
+	r.log.Log(ctx, level, "bundle reconciled",
+		"bundle", b.res.Name, "consumer", b.consumer, "work", b.workName,
+		"operation", b.out.Operation, "state", b.out.State, "reason", b.out.Reason,
+		"pending_seconds", b.out.PendingSeconds, "error", b.out.Error)
+}

@@ -1,0 +1,140 @@
+package adapter
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/interpreter"
+
+	"github.com/bundle-adapter/bundle-adapter/config"
+)
+
+// run is the state of one event going through the pipeline.
+type run struct {
+	p   *Pipeline
+	ev  Event
+	now time.Time
+	log *slog.Logger
+
+	// vars is the CEL activation: every name of the task config plus the
+	// built-ins. resources, bundles and adapter are live maps updated as the
+	// event progresses.
+	vars       map[string]any
+	activation interpreter.Activation
+	resources  map[string]any
+	bundles    map[string]any
+	adapter    map[string]any
+	env        map[string]any
+
+	// data is the template data: params and captures, adapter, metadata,
+	// event, and built payloads (as JSON text).
+	data map[string]any
+
+	result *Result
+}
+
+func newRun(p *Pipeline, ev Event) *run {
+	r := &run{
+		p: p, ev: ev, now: p.clock(),
+		log:       p.log.With("event_id", ev.ID, "event_type", ev.Type),
+		resources: map[string]any{},
+		bundles:   map[string]any{},
+		env:       map[string]any{},
+		result:    &Result{Event: ev},
+	}
+	r.adapter = map[string]any{
+		"name": p.info.Name, "version": p.info.Version,
+		"executionStatus": ExecutionSuccess, "resourcesSkipped": false, "skipReason": "",
+		"errorReason": "", "errorMessage": "",
+	}
+	meta := map[string]any{"name": p.task.Metadata.Name, "labels": stringMap(p.task.Metadata.Labels)}
+	event := map[string]any{"id": ev.ID, "type": ev.Type, "source": ev.Source, "subject": ev.Subject, "data": ev.Data}
+	for k, v := range ev.Data {
+		if _, clash := event[k]; !clash || k == "id" {
+			event[k] = v
+		}
+	}
+	r.vars = make(map[string]any, len(p.task.CEL.Names))
+	for _, n := range p.task.CEL.Names {
+		r.vars[n] = nil
+	}
+	r.vars["event"], r.vars["env"], r.vars["metadata"] = event, r.env, meta
+	r.vars["resources"], r.vars["bundles"], r.vars["adapter"] = r.resources, r.bundles, r.adapter
+	r.activation, _ = interpreter.NewActivation(r.vars)
+	r.data = map[string]any{"adapter": map[string]any{"name": p.info.Name, "version": p.info.Version}, "metadata": meta, "event": event}
+	return r
+}
+
+func stringMap(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// bind makes a value visible to CEL and to templates under name.
+func (r *run) bind(name string, v any) {
+	r.vars[name] = v
+	r.data[name] = v
+}
+
+// celError is a CEL evaluation failure, naming the expression's YAML path.
+type celError struct {
+	path string
+	err  error
+}
+
+func (e *celError) Error() string { return fmt.Sprintf("CEL %s: %v", e.path, e.err) }
+func (e *celError) Unwrap() error { return e.err }
+
+// eval evaluates a compiled expression against the event's variables.
+func (r *run) eval(ctx context.Context, e *config.Expr) (any, error) {
+	val, _, err := e.Program.ContextEval(ctx, r.activation)
+	if err != nil {
+		return nil, &celError{path: e.Path, err: err}
+	}
+	return celToGo(val)
+}
+
+// evalRule evaluates a rule that must yield a bool.
+func (r *run) evalRule(ctx context.Context, e *config.Expr, what string) (bool, error) {
+	val, _, err := e.Program.ContextEval(ctx, r.activation)
+	if err != nil {
+		return false, &celError{path: e.Path, err: err}
+	}
+	b, ok := val.(types.Bool)
+	if !ok {
+		return false, &celError{path: e.Path, err: fmt.Errorf("%s must be true or false, got %v (%s)", what, val, val.Type().TypeName())}
+	}
+	return bool(b), nil
+}
+
+// phaseError records a failure, keeps the first one for adapter.executionError
+// and updates the adapter variables CEL sees in post.
+func (r *run) phaseError(phase, step string, err error) {
+	pe := &PhaseError{Phase: phase, Step: step, Message: err.Error(), err: err}
+	r.result.Errors = append(r.result.Errors, pe)
+	if len(r.result.Errors) > 1 {
+		return
+	}
+	r.adapter["executionStatus"] = ExecutionFailed
+	r.adapter["executionError"] = map[string]any{"phase": phase, "step": step, "message": pe.Message}
+	r.adapter["errorReason"] = "ExecutionFailed:" + phase
+	r.adapter["errorMessage"] = pe.Message
+}
+
+// template renders a compiled text field with the event's data.
+func (r *run) template(t *config.Text) (string, error) {
+	if t == nil || t.T == nil {
+		return "", nil
+	}
+	s, err := t.T.Execute(r.data, r.now)
+	if err != nil {
+		return "", fmt.Errorf("template %s: %w", t.Path, err)
+	}
+	return s, nil
+}

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/adapter/apistub"
+	"github.com/bundle-adapter/bundle-adapter/adapter/memmaestro"
+	"github.com/bundle-adapter/bundle-adapter/config"
+)
+
+type dryRunFlags struct {
+	configFlags
+	event, apiResponses, state, stateOut, now, output string
+}
+
+func newDryRunCmd() *cobra.Command {
+	var f dryRunFlags
+	cmd := &cobra.Command{
+		Use:   "dry-run",
+		Short: "Run one event through the real pipeline against an in-memory Maestro and a canned HyperFleet API",
+		Long: `dry-run runs one CloudEvent through params, preconditions, bundles and post
+exactly as serve would, but against an in-memory Maestro (--maestro-state) and a
+canned HyperFleet API (--api-responses). Chain runs with --maestro-state-out.
+Exit codes: 0 the event was processed (whatever its outcome), 2 invalid config,
+3 invalid event.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd) },
+	}
+	f.register(cmd, false)
+	fs := cmd.Flags()
+	fs.StringVar(&f.event, "event", "", "structured-mode CloudEvent JSON file (required)")
+	fs.StringVar(&f.apiResponses, "api-responses", "", `canned API answers: {"GET /api/hyperfleet/v1/clusters/c1": {"status": 200, "body": {...}}}`)
+	fs.StringVar(&f.state, "maestro-state", "", `Maestro state: {"works": [...], "deleteBehavior": "pending|immediate", "consumers": [...]}`)
+	fs.StringVar(&f.stateOut, "maestro-state-out", "", "write the final Maestro state here (same format)")
+	fs.StringVar(&f.now, "now", "", "fix the clock (RFC3339)")
+	fs.StringVar(&f.output, "output", "text", "json or text")
+	return cmd
+}
+
+func (f *dryRunFlags) run(cmd *cobra.Command) error {
+	if f.output != "json" && f.output != "text" {
+		return fmt.Errorf("--output must be json or text, not %q", f.output)
+	}
+	cfg, err := f.load(cmd)
+	if err != nil {
+		return err
+	}
+	clock, err := f.clock()
+	if err != nil {
+		return err
+	}
+	ev, err := readEvent(f.event)
+	if err != nil {
+		return &exitError{code: exitInvalidEvent, err: err}
+	}
+	store, api, err := f.fakes(cfg, clock)
+	if err != nil {
+		return err
+	}
+	p, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Adapter, Maestro: store, API: api,
+		Clock: clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		return err
+	}
+	res := p.Run(context.Background(), ev)
+	if err := f.saveState(store); err != nil {
+		return err
+	}
+	report := newReport(res, store.Calls(), api.Calls())
+	if f.output == "json" {
+		return report.writeJSON(cmd.OutOrStdout())
+	}
+	return report.writeText(cmd.OutOrStdout())
+}
+
+func (f *dryRunFlags) clock() (func() time.Time, error) {
+	if f.now == "" {
+		return time.Now, nil
+	}
+	t, err := time.Parse(time.RFC3339, f.now)
+	if err != nil {
+		return nil, fmt.Errorf("--now must be RFC3339 (2026-01-02T15:04:05Z): %v", err)
+	}
+	return func() time.Time { return t }, nil
+}
+
+func readEvent(path string) (adapter.Event, error) {
+	if path == "" {
+		return adapter.Event{}, fmt.Errorf("--event is required")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return adapter.Event{}, fmt.Errorf("event file: %w", err)
+	}
+	ev, err := adapter.DecodeStructured(b)
+	if err != nil {
+		return adapter.Event{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return ev, nil
+}
+
+func (f *dryRunFlags) fakes(cfg *config.Config, clock func() time.Time) (*memmaestro.Store, *apistub.Stub, error) {
+	opts := memmaestro.Options{Clock: clock, SourceID: cfg.Adapter.Clients.Maestro.SourceID}
+	store := memmaestro.New(opts)
+	if f.state != "" {
+		r, err := os.Open(f.state)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--maestro-state: %w", err)
+		}
+		defer r.Close()
+		if store, err = memmaestro.LoadStateWith(r, opts); err != nil {
+			return nil, nil, fmt.Errorf("--maestro-state %s: %w", f.state, err)
+		}
+	}
+	version := cfg.Adapter.Clients.HyperfleetAPI.Version
+	if f.apiResponses == "" {
+		return store, apistub.New(version, nil), nil
+	}
+	r, err := os.Open(f.apiResponses)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--api-responses: %w", err)
+	}
+	defer r.Close()
+	api, err := apistub.Load(r, version)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--api-responses %s: %w", f.apiResponses, err)
+	}
+	return store, api, nil
+}
+
+func (f *dryRunFlags) saveState(store *memmaestro.Store) error {
+	if f.stateOut == "" {
+		return nil
+	}
+	out, err := os.Create(f.stateOut)
+	if err != nil {
+		return fmt.Errorf("--maestro-state-out: %w", err)
+	}
+	if err := store.SaveState(out); err != nil {
+		out.Close()
+		return fmt.Errorf("--maestro-state-out: %w", err)
+	}
+	return out.Close()
+}

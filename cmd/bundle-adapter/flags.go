@@ -1,0 +1,47 @@
+package main
+
+import (
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bundle-adapter/bundle-adapter/config"
+)
+
+// configFlags are the file flags shared by serve, validate, config dump and
+// dry-run. Each defaults to its environment variable.
+type configFlags struct {
+	adapter, task, broker string
+}
+
+func (f *configFlags) register(cmd *cobra.Command, withBroker bool) {
+	fs := cmd.Flags()
+	fs.StringVar(&f.adapter, "config", os.Getenv("ADAPTER_CONFIG_PATH"), "adapter config file (env ADAPTER_CONFIG_PATH)")
+	fs.StringVar(&f.task, "task-config", os.Getenv("ADAPTER_TASK_CONFIG_PATH"), "task config file (env ADAPTER_TASK_CONFIG_PATH)")
+	if withBroker {
+		fs.StringVar(&f.broker, "broker-config", os.Getenv("BROKER_CONFIG_FILE"), "broker config file (env BROKER_CONFIG_FILE)")
+	}
+	config.RegisterAdapterFlags(fs)
+}
+
+func (f *configFlags) files() config.Files {
+	return config.Files{Adapter: f.adapter, Task: f.task, Broker: f.broker}
+}
+
+// load loads the files; a missing flag or an invalid file is exit code 2.
+func (f *configFlags) load(cmd *cobra.Command) (*config.Config, error) {
+	if f.adapter == "" || f.task == "" {
+		return nil, &exitError{code: exitInvalidConfig, err: errMissingFiles}
+	}
+	cfg, err := config.Load(f.files(), cmd.Flags())
+	if err != nil {
+		return nil, &exitError{code: exitInvalidConfig, err: err}
+	}
+	return cfg, nil
+}
+
+type constError string
+
+func (e constError) Error() string { return string(e) }
+
+const errMissingFiles = constError("--config and --task-config are required (or ADAPTER_CONFIG_PATH and ADAPTER_TASK_CONFIG_PATH)")

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/adapter/apistub"
+	"github.com/bundle-adapter/bundle-adapter/adapter/memmaestro"
+)
+
+// dryRunReport is the --output json contract of dry-run.
+type dryRunReport struct {
+	Event           reportEvent         `json:"event"`
+	ExecutionStatus string              `json:"executionStatus"`
+	Skipped         bool                `json:"skipped"`
+	SkipReason      string              `json:"skipReason"`
+	Error           *adapter.PhaseError `json:"error,omitempty"`
+	Bundles         []adapter.Outcome   `json:"bundles"`
+	MaestroCalls    []maestroCall       `json:"maestroCalls"`
+	APICalls        []apistub.Call      `json:"apiCalls"`
+}
+
+type reportEvent struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+}
+
+type maestroCall struct {
+	Verb     string `json:"verb"`
+	Consumer string `json:"consumer"`
+	Name     string `json:"name"`
+}
+
+func newReport(res *adapter.Result, mcalls []memmaestro.Call, acalls []apistub.Call) *dryRunReport {
+	r := &dryRunReport{
+		Event:           reportEvent{ID: res.Event.ID, Type: res.Event.Type},
+		ExecutionStatus: res.ExecutionStatus, Skipped: res.Skipped, SkipReason: res.SkipReason,
+		Error: res.Error, Bundles: res.Bundles,
+		MaestroCalls: make([]maestroCall, len(mcalls)), APICalls: acalls,
+	}
+	for i, c := range mcalls {
+		r.MaestroCalls[i] = maestroCall{Verb: c.Verb, Consumer: c.Consumer, Name: c.Name}
+	}
+	if r.Bundles == nil {
+		r.Bundles = []adapter.Outcome{}
+	}
+	if r.APICalls == nil {
+		r.APICalls = []apistub.Call{}
+	}
+	return r
+}
+
+func (r *dryRunReport) writeJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+func (r *dryRunReport) writeText(w io.Writer) error {
+	fmt.Fprintf(w, "event %s (%s): %s\n", r.Event.ID, r.Event.Type, r.ExecutionStatus)
+	if r.Skipped {
+		fmt.Fprintf(w, "  resources skipped: %s\n", r.SkipReason)
+	}
+	if r.Error != nil {
+		fmt.Fprintf(w, "  first error: phase %s, step %s: %s\n", r.Error.Phase, r.Error.Step, r.Error.Message)
+	}
+	fmt.Fprintln(w, "bundles:")
+	for _, b := range r.Bundles {
+		fmt.Fprintf(w, "  %-20s %s/%s  %s  consumer=%s work=%s pending=%ds\n", b.Name, b.Operation, b.State, b.Reason, b.Consumer, b.WorkName, b.PendingSeconds)
+		if b.Error != "" {
+			fmt.Fprintf(w, "  %-20s error: %s\n", "", b.Error)
+		}
+	}
+	fmt.Fprintln(w, "maestro calls:")
+	for _, c := range r.MaestroCalls {
+		fmt.Fprintf(w, "  %-6s %s/%s\n", c.Verb, c.Consumer, c.Name)
+	}
+	fmt.Fprintln(w, "api calls:")
+	for _, c := range r.APICalls {
+		body := ""
+		if c.Body != nil {
+			b, _ := json.Marshal(c.Body)
+			body = " " + string(b)
+		}
+		fmt.Fprintf(w, "  %s %s%s\n", c.Method, c.Path, body)
+	}
+	return nil
+}
