@@ -1,0 +1,46 @@
+# bundle-adapter — the targets a newcomer and CI use. See README.md.
+GO        ?= go
+BIN       ?= bin/bundle-adapter
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT    ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+
+.PHONY: all build test unit e2e bench run-local dry-run maestro-build maestro-up maestro-down fmt clean
+
+all: build
+
+build: ## build the adapter binary into bin/
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/bundle-adapter
+
+test: ## gofmt check, go vet, go test -race ./... (starts a local Maestro for the integration tests)
+	hack/test.sh
+
+unit: ## unit tests only, no servers
+	SKIP_INTEGRATION=1 hack/test.sh
+
+e2e: build ## end-to-end tests on the real local stack
+	$(GO) test -race -count=1 -tags e2e ./e2e/...
+
+bench: ## Go benchmarks (and the load harness once it exists)
+	$(GO) test -run '^$$' -bench . -benchmem ./bundles/... ./adapter/...
+
+dry-run: build ## run the sample event of the onprem example through the pipeline, twice, then a new generation
+	hack/dry-run-demo.sh
+
+run-local: build ## the local stack with a sample event stream
+	hack/dry-run-demo.sh
+
+maestro-build: ## build (or reuse) the cached Maestro server binary
+	hack/maestro.sh build
+
+maestro-up: maestro-build ## start a local Maestro on PostgreSQL
+	hack/maestro.sh start
+
+maestro-down:
+	hack/maestro.sh stop
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+clean:
+	rm -rf bin _output
