@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const ex = "../../config/examples/"
+
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestValidateExamplesAndBrokenFixtures(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		code    int
+		wantErr string
+		wantOut string
+	}{
+		{"onprem", []string{"validate", "--config", ex + "onprem/adapter-config.yaml", "--task-config", ex + "onprem/task-config.yaml", "--broker-config", ex + "onprem/broker.yaml"}, 0, "", "valid: onprem-bundles"},
+		{"gcp", []string{"validate", "--config", ex + "gcp/adapter-config.yaml", "--task-config", ex + "gcp/task-config.yaml", "--broker-config", ex + "gcp/broker.yaml"}, 0, "", "valid: gcp-bundles"},
+		{"broken", []string{"validate", "--config", ex + "onprem/adapter-config.yaml", "--task-config", "../../config/testdata/broken/unknown-key.yaml"}, 2,
+			`unknown-key.yaml:7: resources[0].discovry: unknown field "discovry"`, ""},
+		{"missing flags", []string{"validate"}, 2, "--config and --task-config are required", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, tt.args...)
+			if code != tt.code || !strings.Contains(errOut, tt.wantErr) || !strings.Contains(out, tt.wantOut) {
+				t.Errorf("exit %d (want %d)\nstdout: %s\nstderr: %s", code, tt.code, out, errOut)
+			}
+		})
+	}
+}
+
+func TestConfigDumpRedacts(t *testing.T) {
+	code, out, errOut := runCLI(t, "config", "dump", "--config", ex+"onprem/adapter-config.yaml",
+		"--task-config", ex+"onprem/task-config.yaml", "--broker-config", ex+"onprem/broker.yaml", "--maestro-source-id", "from-flag")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Contains(out, "guest:guest") || !strings.Contains(out, "REDACTED") || !strings.Contains(out, "source_id: from-flag") {
+		t.Errorf("dump:\n%s", out)
+	}
+}
+
+type report struct {
+	Event           map[string]string `json:"event"`
+	ExecutionStatus string            `json:"executionStatus"`
+	Skipped         bool              `json:"skipped"`
+	Bundles         []struct {
+		Name, Consumer, WorkName, Operation, State, Reason, Fingerprint, Error string
+		PendingSeconds                                                         int64
+	} `json:"bundles"`
+	MaestroCalls []map[string]string `json:"maestroCalls"`
+	APICalls     []struct {
+		Method, Path string
+		Body         any
+	} `json:"apiCalls"`
+}
+
+func dryRun(t *testing.T, provider string, extra ...string) (int, report, string) {
+	t.Helper()
+	args := append([]string{"dry-run", "--config", ex + provider + "/adapter-config.yaml", "--task-config", ex + provider + "/task-config.yaml",
+		"--event", ex + provider + "/dryrun/event.json", "--api-responses", ex + provider + "/dryrun/api-responses.json",
+		"--now", "2026-11-30T10:00:00Z", "--output", "json"}, extra...)
+	code, out, errOut := runCLI(t, args...)
+	var r report
+	if code == 0 {
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatalf("output is not the JSON contract: %v\n%s", err, out)
+		}
+	}
+	return code, r, errOut
+}
+
+// The dry-run contract on the examples: a chain of events through the state
+// file creates, then changes nothing.
+func TestDryRunChainsEvents(t *testing.T) {
+	for _, provider := range []string{"onprem", "gcp"} {
+		t.Run(provider, func(t *testing.T) {
+			state := filepath.Join(t.TempDir(), "state.json")
+			code, r, errOut := dryRun(t, provider, "--maestro-state-out", state)
+			if code != 0 || r.ExecutionStatus != "success" || len(r.Bundles) != 2 {
+				t.Fatalf("first event: exit %d %+v %s", code, r, errOut)
+			}
+			for _, b := range r.Bundles {
+				if b.Operation != "create" || b.State != "done" || len(b.Fingerprint) != 64 {
+					t.Errorf("first event: bundle %+v, want create/done with a fingerprint", b)
+				}
+			}
+			if r.Event["id"] == "" || r.Event["type"] != "com.redhat.hyperfleet.cluster.reconcile" {
+				t.Errorf("event = %v", r.Event)
+			}
+			if last := r.APICalls[len(r.APICalls)-1]; last.Method != "PUT" || last.Path != "/api/hyperfleet/v1/clusters/c1/statuses" {
+				t.Errorf("last API call = %+v, want the status PUT", last)
+			}
+			code, r, errOut = dryRun(t, provider, "--maestro-state", state)
+			if code != 0 {
+				t.Fatalf("second event: exit %d %s", code, errOut)
+			}
+			for _, c := range r.MaestroCalls {
+				if c["verb"] != "get" {
+					t.Errorf("second identical event wrote to Maestro: %v", r.MaestroCalls)
+				}
+			}
+		})
+	}
+}
+
+func TestDryRunExitCodes(t *testing.T) {
+	code, _, errOut := dryRun(t, "onprem", "--event", "testdata/not-an-event.json")
+	if code != 3 || !strings.Contains(errOut, "not-an-event.json") || !strings.Contains(errOut, "id") {
+		t.Errorf("invalid event: exit %d, stderr %s", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "dry-run", "--config", ex+"onprem/adapter-config.yaml", "--task-config", "../../config/testdata/broken/bad-cel.yaml",
+		"--event", ex+"onprem/dryrun/event.json")
+	if code != 2 || !strings.Contains(errOut, "bad-cel.yaml:5") {
+		t.Errorf("invalid config: exit %d, stderr %s", code, errOut)
+	}
+	// An unregistered consumer is a processed event with a clear error: exit 0.
+	code, r, errOut := dryRun(t, "onprem", "--maestro-state", "testdata/state-unregistered.json")
+	if code != 0 || r.ExecutionStatus != "failed" {
+		t.Fatalf("unregistered consumer: exit %d %+v %s", code, r, errOut)
+	}
+	if b := r.Bundles[0]; b.Reason != "ConsumerNotRegistered" || !strings.Contains(b.Error, "cluster1") {
+		t.Errorf("bundle = %+v, want ConsumerNotRegistered naming cluster1", b)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := runCLI(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "bundle-adapter ") {
+		t.Errorf("version: %d %q", code, out)
+	}
+}
+
+func TestMain(m *testing.M) {
+	os.Unsetenv("MAESTRO_CONSUMER")
+	os.Exit(m.Run())
+}
