@@ -77,7 +77,7 @@ func (r *run) paramValue(ctx context.Context, p *config.Param) (any, error) {
 	}
 	if v == nil && p.Required {
 		if strings.HasPrefix(src.Path, "event.") {
-			r.result.invalidEvent = true
+			r.result.InvalidEvent = true
 			return nil, &missingEventField{param: p.Name, path: src.Path}
 		}
 		return nil, fmt.Errorf("required param %q has no value (source %s)", p.Name, describeSource(src))

@@ -57,8 +57,9 @@ type Result struct {
 	Errors   []*PhaseError
 	Bundles  []Outcome
 	Payloads map[string]any
-
-	invalidEvent bool
+	// InvalidEvent reports that the event itself is unusable (it lacks a
+	// required field): redelivering it cannot help.
+	InvalidEvent bool
 }
 
 // Disposition classifies the result for the broker.
@@ -66,7 +67,7 @@ func (r *Result) Disposition() Disposition {
 	switch {
 	case r.Error == nil:
 		return Ack
-	case r.invalidEvent:
+	case r.InvalidEvent:
 		return DeadLetter
 	default:
 		return Retry
@@ -98,3 +99,4 @@ func (r *Result) Transient() bool {
 	}
 	return len(r.Errors) > 0
 }
+

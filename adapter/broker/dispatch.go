@@ -1,0 +1,166 @@
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+)
+
+// DispatcherOptions configures a Dispatcher. Process is required.
+type DispatcherOptions struct {
+	// Process runs the pipeline for one event (adapter.Pipeline.Run).
+	Process func(context.Context, adapter.Event) *adapter.Result
+	// Decode turns a message into an event (Decode); required.
+	Decode func(Message) (adapter.Event, error)
+	// Workers is how many events run at once; default 4.
+	Workers int
+	// MaxDeliveries bounds redeliveries of a failing event before it is
+	// dead-lettered; default 5.
+	MaxDeliveries int
+	// MinBackoff and MaxBackoff bound the redelivery delay, which doubles
+	// with every delivery; defaults 1s and 1m.
+	MinBackoff, MaxBackoff time.Duration
+	// Hooks observe outcomes (metrics); optional.
+	Hooks Hooks
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// Hooks are called as events settle; any may be nil.
+type Hooks struct {
+	// Processed is called after every pipeline run with its duration and
+	// what was done with the message.
+	Processed func(res *adapter.Result, took time.Duration, outcome string)
+	// Redelivered is called when a message is handed back for redelivery.
+	Redelivered func()
+	// DeadLettered is called when a message is dead-lettered.
+	DeadLettered func(reason string)
+}
+
+// Outcomes of a message, as passed to Hooks.Processed.
+const (
+	OutcomeAcked        = "acked"
+	OutcomeRetried      = "retried"
+	OutcomeDeadLettered = "dead_lettered"
+	OutcomeReleased     = "released"
+)
+
+// Dispatcher runs events from a Consumer through the pipeline with a fixed
+// number of workers. Events for the same resource key (data kind and id)
+// never run concurrently; a burst of events for one key that arrives while
+// one of them runs is coalesced into one run with the newest generation, and
+// all of them are settled after it.
+type Dispatcher struct {
+	o   DispatcherOptions
+	log *slog.Logger
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	keys     map[string]*keyState
+	ready    []string // keys with pending work and no running worker
+	closing  bool
+	inflight int
+}
+
+type keyState struct {
+	pending []*item
+	running bool
+	queued  bool
+}
+
+// item is one decoded message waiting for (or in) a run.
+type item struct {
+	msg Message
+	ev  adapter.Event
+	seq uint64
+}
+
+// NewDispatcher applies defaults; call Run to start the workers.
+func NewDispatcher(o DispatcherOptions) (*Dispatcher, error) {
+	if o.Process == nil || o.Decode == nil {
+		return nil, errors.New("broker: DispatcherOptions.Process and Decode are required")
+	}
+	if o.Workers < 1 {
+		o.Workers = 4
+	}
+	if o.MaxDeliveries < 1 {
+		o.MaxDeliveries = 5
+	}
+	if o.MinBackoff <= 0 {
+		o.MinBackoff = time.Second
+	}
+	if o.MaxBackoff < o.MinBackoff {
+		o.MaxBackoff = max(time.Minute, o.MinBackoff)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	d := &Dispatcher{o: o, log: o.Logger, keys: map[string]*keyState{}}
+	d.cond = sync.NewCond(&d.mu)
+	return d, nil
+}
+
+var seqCounter struct {
+	sync.Mutex
+	n uint64
+}
+
+func nextSeq() uint64 {
+	seqCounter.Lock()
+	defer seqCounter.Unlock()
+	seqCounter.n++
+	return seqCounter.n
+}
+
+// Handle accepts a message from a Consumer. It never blocks on the pipeline:
+// a malformed message is dead-lettered at once, any other is queued under
+// its resource key. After Shutdown began, messages are released.
+func (d *Dispatcher) Handle(m Message) {
+	ev, err := d.o.Decode(m)
+	if err != nil {
+		d.deadLetter(context.Background(), m, nil, "malformed: "+err.Error())
+		return
+	}
+	key := resourceKey(ev)
+	d.mu.Lock()
+	if d.closing {
+		d.mu.Unlock()
+		d.release(context.Background(), m)
+		return
+	}
+	ks := d.keys[key]
+	if ks == nil {
+		ks = &keyState{}
+		d.keys[key] = ks
+	}
+	ks.pending = append(ks.pending, &item{msg: m, ev: ev, seq: nextSeq()})
+	d.markReady(key, ks)
+	d.mu.Unlock()
+}
+
+// markReady queues key for a worker unless one runs it or it is queued.
+// Callers hold d.mu.
+func (d *Dispatcher) markReady(key string, ks *keyState) {
+	if ks.running || ks.queued || len(ks.pending) == 0 {
+		return
+	}
+	ks.queued = true
+	d.ready = append(d.ready, key)
+	d.cond.Signal()
+}
+
+// resourceKey identifies the resource an event is about: data kind and id
+// (a cluster, a nodepool), falling back to the CloudEvent id.
+func resourceKey(ev adapter.Event) string {
+	id, _ := ev.Data["id"].(string)
+	if id == "" {
+		return "event/" + ev.ID
+	}
+	kind, _ := ev.Data["kind"].(string)
+	return fmt.Sprintf("%s/%s", kind, id)
+}

@@ -1,0 +1,162 @@
+package broker
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+)
+
+// Run starts the workers and blocks until ctx is done and the workers
+// stopped. Cancelling ctx abandons runs in progress (their messages are
+// released); use Shutdown first for a graceful stop.
+func (d *Dispatcher) Run(ctx context.Context) {
+	stop := context.AfterFunc(ctx, func() {
+		d.mu.Lock()
+		d.closing = true
+		d.cond.Broadcast()
+		d.mu.Unlock()
+	})
+	defer stop()
+	var wg sync.WaitGroup
+	for i := 0; i < d.o.Workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d.worker(ctx)
+		}()
+	}
+	wg.Wait()
+	d.releasePending()
+}
+
+// Shutdown stops taking work: new messages are released, workers finish the
+// run they are in and stop. It waits for them until ctx is done, then
+// releases every message still queued. In-flight runs that outlast ctx are
+// abandoned by cancelling Run's context.
+func (d *Dispatcher) Shutdown(ctx context.Context) error {
+	d.mu.Lock()
+	d.closing = true
+	d.cond.Broadcast()
+	d.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		d.mu.Lock()
+		for d.inflight > 0 {
+			d.cond.Wait()
+		}
+		d.mu.Unlock()
+		close(done)
+	}()
+	select {
+	case <-done:
+		d.releasePending()
+		return nil
+	case <-ctx.Done():
+		d.releasePending()
+		return ctx.Err()
+	}
+}
+
+func (d *Dispatcher) worker(ctx context.Context) {
+	for {
+		key, batch, ok := d.next()
+		if !ok {
+			return
+		}
+		d.runBatch(ctx, batch)
+		d.finish(key)
+	}
+}
+
+// next waits for a key with pending messages and takes them all.
+func (d *Dispatcher) next() (string, []*item, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for len(d.ready) == 0 && !d.closing {
+		d.cond.Wait()
+	}
+	if d.closing {
+		return "", nil, false
+	}
+	key := d.ready[0]
+	d.ready = d.ready[1:]
+	ks := d.keys[key]
+	batch := ks.pending
+	ks.pending, ks.queued, ks.running = nil, false, true
+	d.inflight++
+	return key, batch, true
+}
+
+func (d *Dispatcher) finish(key string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	ks := d.keys[key]
+	ks.running = false
+	d.inflight--
+	if len(ks.pending) == 0 {
+		delete(d.keys, key)
+	} else if !d.closing {
+		d.markReady(key, ks)
+	}
+	d.cond.Broadcast()
+}
+
+// runBatch runs the newest event of a coalesced batch and settles every
+// message of the batch by its result.
+func (d *Dispatcher) runBatch(ctx context.Context, batch []*item) {
+	newest := pickNewest(batch)
+	log := d.log.With("event_id", newest.ev.ID, "message_id", newest.msg.ID(), "deliveries", newest.msg.Deliveries())
+	if len(batch) > 1 {
+		log.Info("coalesced events for one resource", "count", len(batch), "key", resourceKey(newest.ev))
+	}
+	start := time.Now()
+	res := d.o.Process(ctx, newest.ev)
+	took := time.Since(start)
+	settleCtx := context.WithoutCancel(ctx)
+	outcome := d.settle(settleCtx, ctx.Err() != nil, newest, res)
+	if d.o.Hooks.Processed != nil {
+		d.o.Hooks.Processed(res, took, outcome)
+	}
+	for _, it := range batch {
+		if it != newest {
+			d.settleSuperseded(settleCtx, it, outcome)
+		}
+	}
+}
+
+// pickNewest is the item with the highest generation; the latest arrival
+// among equals.
+func pickNewest(batch []*item) *item {
+	best := batch[0]
+	for _, it := range batch[1:] {
+		g, bg := generation(it.ev), generation(best.ev)
+		if g > bg || (g == bg && it.seq > best.seq) {
+			best = it
+		}
+	}
+	return best
+}
+
+func generation(ev adapter.Event) int64 {
+	switch g := ev.Data["generation"].(type) {
+	case int64:
+		return g
+	case float64:
+		return int64(g)
+	}
+	return 0
+}
+
+// settleSuperseded settles an older event of a batch: its work was done by
+// the newest one, unless that one was dead-lettered, in which case the older
+// one goes back to the broker to be run on its own.
+func (d *Dispatcher) settleSuperseded(ctx context.Context, it *item, newest string) {
+	switch newest {
+	case OutcomeAcked, OutcomeRetried:
+		d.ack(ctx, it.msg)
+	default:
+		d.release(ctx, it.msg)
+	}
+}
