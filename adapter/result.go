@@ -99,4 +99,3 @@ func (r *Result) Transient() bool {
 	}
 	return len(r.Errors) > 0
 }
-
