@@ -1,0 +1,133 @@
+// Package metrics holds the adapter's Prometheus metrics and the decorators
+// that record them at the boundaries (Maestro, HyperFleet API) and from the
+// dispatcher's hooks.
+package metrics
+
+import (
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/adapter/broker"
+)
+
+// Metrics are registered on one registry; every name starts with
+// bundle_adapter_.
+type Metrics struct {
+	Registry *prometheus.Registry
+
+	events          *prometheus.CounterVec
+	eventDuration   prometheus.Histogram
+	bundleOps       *prometheus.CounterVec
+	pendingDeletion prometheus.Gauge
+	stalled         prometheus.Gauge
+	maestroRequests *prometheus.CounterVec
+	apiRequests     *prometheus.CounterVec
+	redeliveries    prometheus.Counter
+	deadLetters     *prometheus.CounterVec
+
+	mu      sync.Mutex
+	pending map[string]adapter.State // consumer/work -> pending or stalled
+}
+
+// New registers every metric on a fresh registry (plus the Go and process
+// collectors).
+func New() *Metrics {
+	m := &Metrics{Registry: prometheus.NewRegistry(), pending: map[string]adapter.State{}}
+	f := factory{m.Registry}
+	m.events = f.counterVec("events_total", "Events processed, by what was done with the message (acked, retried, dead_lettered, released).", "outcome")
+	m.eventDuration = f.histogram("event_duration_seconds", "Time to run one event through the pipeline.")
+	m.bundleOps = f.counterVec("bundle_operations_total", "Bundle outcomes by operation (create, update, unchanged, recreate, delete) and state (done, pending, stalled, failed).", "operation", "state")
+	m.pendingDeletion = f.gauge("bundles_pending_deletion", "Bundles this process last saw with a deletion pending or stalled.")
+	m.stalled = f.gauge("bundles_deletion_stalled", "Bundles this process last saw with a deletion past its deadline.")
+	m.maestroRequests = f.counterVec("maestro_requests_total", "Maestro calls by verb and result code.", "verb", "code")
+	m.apiRequests = f.counterVec("api_requests_total", "HyperFleet API calls by method and HTTP status (or error).", "method", "code")
+	m.redeliveries = f.counter("broker_redeliveries_total", "Messages handed back to the broker for redelivery.")
+	m.deadLetters = f.counterVec("broker_dead_letters_total", "Messages dead-lettered, by kind (malformed, invalid, max_deliveries).", "kind")
+	m.Registry.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	return m
+}
+
+type factory struct{ r *prometheus.Registry }
+
+func (f factory) counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "bundle_adapter", Name: name, Help: help}, labels)
+	f.r.MustRegister(c)
+	return c
+}
+
+func (f factory) counter(name, help string) prometheus.Counter {
+	c := prometheus.NewCounter(prometheus.CounterOpts{Namespace: "bundle_adapter", Name: name, Help: help})
+	f.r.MustRegister(c)
+	return c
+}
+
+func (f factory) gauge(name, help string) prometheus.Gauge {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "bundle_adapter", Name: name, Help: help})
+	f.r.MustRegister(g)
+	return g
+}
+
+func (f factory) histogram(name, help string) prometheus.Histogram {
+	h := prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: "bundle_adapter", Name: name, Help: help,
+		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}})
+	f.r.MustRegister(h)
+	return h
+}
+
+// Hooks returns the dispatcher hooks that record events, bundle outcomes,
+// redeliveries and dead letters.
+func (m *Metrics) Hooks() broker.Hooks {
+	return broker.Hooks{
+		Processed:    m.processed,
+		Redelivered:  m.redeliveries.Inc,
+		DeadLettered: m.deadLettered,
+	}
+}
+
+func (m *Metrics) processed(res *adapter.Result, took time.Duration, outcome string) {
+	m.events.WithLabelValues(outcome).Inc()
+	m.eventDuration.Observe(took.Seconds())
+	for _, b := range res.Bundles {
+		if b.Operation == "" {
+			continue
+		}
+		m.bundleOps.WithLabelValues(string(b.Operation), string(b.State)).Inc()
+		m.track(b)
+	}
+}
+
+// track keeps the pending-deletion gauges: a bundle counts from the event
+// that saw it pending until one sees it settled.
+func (m *Metrics) track(b adapter.Outcome) {
+	key := b.Consumer + "/" + b.WorkName
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch b.State {
+	case adapter.StatePending, adapter.StateStalled:
+		m.pending[key] = b.State
+	case adapter.StateDone:
+		delete(m.pending, key)
+	}
+	stalled := 0
+	for _, s := range m.pending {
+		if s == adapter.StateStalled {
+			stalled++
+		}
+	}
+	m.pendingDeletion.Set(float64(len(m.pending)))
+	m.stalled.Set(float64(stalled))
+}
+
+func (m *Metrics) deadLettered(reason string) {
+	kind := "max_deliveries"
+	switch {
+	case len(reason) >= 10 && reason[:10] == "malformed:":
+		kind = "malformed"
+	case len(reason) >= 14 && reason[:14] == "invalid event:":
+		kind = "invalid"
+	}
+	m.deadLetters.WithLabelValues(kind).Inc()
+}

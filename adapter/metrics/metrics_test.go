@@ -1,0 +1,96 @@
+package metrics
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+)
+
+func outcome(work string, op adapter.Operation, st adapter.State) adapter.Outcome {
+	return adapter.Outcome{Name: work, Consumer: "c1", WorkName: work, Operation: op, State: st}
+}
+
+func TestPendingDeletionGaugeFollowsOutcomes(t *testing.T) {
+	m := New()
+	h := m.Hooks()
+	steps := []struct {
+		bundles          []adapter.Outcome
+		pending, stalled float64
+	}{
+		{[]adapter.Outcome{outcome("a", adapter.OpRecreate, adapter.StatePending), outcome("b", adapter.OpDelete, adapter.StatePending)}, 2, 0},
+		{[]adapter.Outcome{outcome("a", adapter.OpRecreate, adapter.StateStalled)}, 2, 1},
+		{[]adapter.Outcome{outcome("a", adapter.OpCreate, adapter.StateDone), outcome("b", adapter.OpDelete, adapter.StateDone)}, 0, 0},
+	}
+	for i, s := range steps {
+		h.Processed(&adapter.Result{Bundles: s.bundles}, time.Millisecond, "acked")
+		if got := testutil.ToFloat64(m.pendingDeletion); got != s.pending {
+			t.Errorf("step %d: pending gauge %v, want %v", i, got, s.pending)
+		}
+		if got := testutil.ToFloat64(m.stalled); got != s.stalled {
+			t.Errorf("step %d: stalled gauge %v, want %v", i, got, s.stalled)
+		}
+	}
+	if got := testutil.ToFloat64(m.bundleOps.WithLabelValues("recreate", "stalled")); got != 1 {
+		t.Errorf("bundle_operations_total{recreate,stalled} = %v", got)
+	}
+	if got := testutil.ToFloat64(m.events.WithLabelValues("acked")); got != 3 {
+		t.Errorf("events_total{acked} = %v", got)
+	}
+}
+
+func TestDeadLetterKinds(t *testing.T) {
+	m := New()
+	for _, r := range []string{"malformed: x", "invalid event: y", "failed 5 deliveries"} {
+		m.Hooks().DeadLettered(r)
+	}
+	for _, k := range []string{"malformed", "invalid", "max_deliveries"} {
+		if got := testutil.ToFloat64(m.deadLetters.WithLabelValues(k)); got != 1 {
+			t.Errorf("dead letters %s = %v", k, got)
+		}
+	}
+}
+
+type errMaestro struct{ err error }
+
+func (e errMaestro) Get(context.Context, string, string) (*workv1.ManifestWork, error) {
+	return nil, e.err
+}
+func (e errMaestro) Create(context.Context, string, *workv1.ManifestWork) (*workv1.ManifestWork, error) {
+	return nil, e.err
+}
+func (e errMaestro) Update(context.Context, string, *workv1.ManifestWork, *workv1.ManifestWork) (*workv1.ManifestWork, error) {
+	return nil, e.err
+}
+func (e errMaestro) Delete(context.Context, string, string) error { return e.err }
+
+func TestMaestroRequestCodes(t *testing.T) {
+	tests := []struct {
+		err  error
+		code string
+	}{
+		{nil, "ok"},
+		{fmt.Errorf("x: %w", adapter.ErrNotFound), "not_found"},
+		{fmt.Errorf("x: %w", adapter.ErrUnderDeletion), "under_deletion"},
+		{fmt.Errorf("x: %w", adapter.ErrUnavailable), "unavailable"},
+		{fmt.Errorf("x: %w", adapter.ErrConsumerNotRegistered), "consumer_not_registered"},
+	}
+	for _, tt := range tests {
+		m := New()
+		mc := m.Maestro(errMaestro{tt.err})
+		mc.Get(context.Background(), "c", "n")
+		mc.Delete(context.Background(), "c", "n")
+		if got := testutil.ToFloat64(m.maestroRequests.WithLabelValues("get", tt.code)); got != 1 {
+			t.Errorf("%v: get{%s} = %v", tt.err, tt.code, got)
+		}
+		if !strings.Contains(fmt.Sprint(testutil.CollectAndCount(m.maestroRequests)), "2") {
+			t.Errorf("want two series (get, delete)")
+		}
+	}
+}
