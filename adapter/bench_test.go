@@ -1,0 +1,80 @@
+package adapter_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/adapter/apistub"
+	"github.com/bundle-adapter/bundle-adapter/adapter/memmaestro"
+	"github.com/bundle-adapter/bundle-adapter/config"
+)
+
+// benchPipeline is the onprem example's pipeline against the in-memory
+// Maestro: the adapter's own cost per event, without network.
+func benchPipeline(b *testing.B) (*adapter.Pipeline, adapter.Event) {
+	b.Helper()
+	task, err := config.LoadTaskConfig("../config/examples/onprem/task-config.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	body, err := os.ReadFile("../config/examples/onprem/dryrun/api-responses.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	api, err := apistub.Load(bytes.NewReader(body), "v1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	store := memmaestro.New(memmaestro.Options{})
+	p, err := adapter.New(adapter.Options{Task: task, Adapter: config.AdapterInfo{Name: "bench"}, Maestro: store, API: api,
+		LookupEnv: func(string) (string, bool) { return "", false }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := os.ReadFile("../config/examples/onprem/dryrun/event.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ev, err := adapter.DecodeStructured(raw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if res := p.Run(context.Background(), ev); res.Err() != nil {
+		b.Fatal(res.Err())
+	}
+	return p, ev
+}
+
+// BenchmarkUnchangedEvent: the common case, a resent event whose bundles are
+// unchanged (two reads, no write, status PUT).
+func BenchmarkUnchangedEvent(b *testing.B) {
+	p, ev := benchPipeline(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res := p.Run(context.Background(), ev)
+		if res.Bundles[0].Operation != adapter.OpUnchanged {
+			b.Fatalf("want unchanged, got %+v", res.Bundles[0])
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(time.Millisecond), "ms/event")
+}
+
+func BenchmarkDecodeStructured(b *testing.B) {
+	raw, err := os.ReadFile("../config/examples/onprem/dryrun/event.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := adapter.DecodeStructured(raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
