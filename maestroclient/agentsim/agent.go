@@ -1,0 +1,162 @@
+// Package agentsim is a simulated Maestro agent for tests. It connects to the
+// agent gRPC broker of a real Maestro server as one consumer, through sdk-go's
+// work agent client, and answers the bundles it receives without any
+// Kubernetes cluster: it reports them applied and available (with optional
+// status feedback), and confirms their deletion at once, after a delay, or
+// only when the test releases it. It exists for fault injection; it is not a
+// model of what a real agent applies.
+package agentsim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+	workv1client "open-cluster-management.io/api/client/work/clientset/versioned/typed/work/v1"
+	workinformers "open-cluster-management.io/api/client/work/informers/externalversions"
+	worklisters "open-cluster-management.io/api/client/work/listers/work/v1"
+	workv1 "open-cluster-management.io/api/work/v1"
+	"open-cluster-management.io/sdk-go/pkg/cloudevents/clients/options"
+	"open-cluster-management.io/sdk-go/pkg/cloudevents/clients/work"
+	"open-cluster-management.io/sdk-go/pkg/cloudevents/clients/work/agent/codec"
+	"open-cluster-management.io/sdk-go/pkg/cloudevents/clients/work/store"
+	grpcoptions "open-cluster-management.io/sdk-go/pkg/cloudevents/generic/options/grpc"
+)
+
+// DeleteMode says how the agent answers a deletion request.
+type DeleteMode int
+
+const (
+	// DeleteAtOnce confirms a deletion as soon as it arrives.
+	DeleteAtOnce DeleteMode = iota
+	// DeleteAfterDelay confirms a deletion Options.DeleteDelay after it arrived.
+	DeleteAfterDelay
+	// DeleteOnRelease holds every deletion (Maestro keeps the bundle with its
+	// deletionTimestamp) until Agent.Release names it; never, if no one does.
+	DeleteOnRelease
+)
+
+// DefaultBrokerAddress is Maestro's default agent gRPC broker address.
+const DefaultBrokerAddress = "127.0.0.1:8091"
+
+// Options configures an Agent.
+type Options struct {
+	// BrokerAddress is the host:port of Maestro's agent gRPC broker
+	// (--grpc-broker-bindport), plaintext. Default DefaultBrokerAddress.
+	BrokerAddress string
+	// Consumer is the consumer (cluster) name the agent serves. Required.
+	Consumer string
+	// Delete selects the answer to deletions. Default DeleteAtOnce.
+	Delete DeleteMode
+	// DeleteDelay is the wait of DeleteAfterDelay.
+	DeleteDelay time.Duration
+	// Feedback, when set, is reported as status feedback of every manifest.
+	Feedback []workv1.FeedbackValue
+	// Logger receives the agent's logs. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// Agent is a running simulated agent. Stop it with Stop.
+type Agent struct {
+	opts   Options
+	log    *slog.Logger
+	works  workv1client.ManifestWorkInterface
+	store  *store.AgentInformerWatcherStore
+	lister worklisters.ManifestWorkNamespaceLister
+	queue  workqueue.TypedRateLimitingInterface[string]
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu       sync.Mutex
+	deleting map[string]bool // uids whose deletion was reported, not yet confirmed
+	released map[string]bool // uids Release was called for
+}
+
+// Start connects an agent for opts.Consumer and returns once its informer
+// has synced. The agent runs until Stop or the end of ctx.
+func Start(ctx context.Context, opts Options) (*Agent, error) {
+	if opts.Consumer == "" {
+		return nil, errors.New("agentsim: consumer is required")
+	}
+	if opts.BrokerAddress == "" {
+		opts.BrokerAddress = DefaultBrokerAddress
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	log := opts.Logger.With("agent", opts.Consumer)
+	ctx, cancel := context.WithCancel(klog.NewContext(ctx, logr.FromSlogHandler(log.Handler()).V(1)))
+	local := store.NewAgentInformerWatcherStore()
+	holder, err := newHolder(ctx, opts, local)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	a := &Agent{
+		opts: opts, log: log, works: holder.ManifestWorks(opts.Consumer), store: local, cancel: cancel,
+		done: make(chan struct{}), deleting: map[string]bool{}, released: map[string]bool{},
+		queue: workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](
+			10*time.Millisecond, time.Second)),
+	}
+	if err := a.run(ctx, holder); err != nil {
+		cancel() // ends whatever run started
+		return nil, err
+	}
+	return a, nil
+}
+
+func newHolder(ctx context.Context, opts Options, local *store.AgentInformerWatcherStore) (*work.ClientHolder, error) {
+	grpcOpts := &grpcoptions.GRPCOptions{Dialer: &grpcoptions.GRPCDialer{URL: opts.BrokerAddress}}
+	clientOpts := options.NewGenericClientOptions(grpcOpts, codec.NewManifestBundleCodec(), opts.Consumer+"-agentsim").
+		WithClusterName(opts.Consumer).
+		WithClientWatcherStore(local)
+	holder, err := work.NewAgentClientHolder(ctx, clientOpts)
+	if err != nil {
+		return nil, fmt.Errorf("agentsim: connect to broker %s: %w", opts.BrokerAddress, err)
+	}
+	return holder, nil
+}
+
+// run starts the informer, which queues the names of changed bundles, and
+// the worker that handles them; it waits for the informer's first sync.
+func (a *Agent) run(ctx context.Context, holder *work.ClientHolder) error {
+	factory := workinformers.NewSharedInformerFactoryWithOptions(holder.WorkInterface(), 10*time.Minute,
+		workinformers.WithNamespace(a.opts.Consumer))
+	informer := factory.Work().V1().ManifestWorks().Informer()
+	a.lister = factory.Work().V1().ManifestWorks().Lister().ManifestWorks(a.opts.Consumer)
+	enqueue := func(obj any) {
+		if w, ok := obj.(*workv1.ManifestWork); ok {
+			a.queue.Add(w.Name)
+		}
+	}
+	_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    enqueue,
+		UpdateFunc: func(_, obj any) { enqueue(obj) },
+	})
+	if err != nil {
+		return fmt.Errorf("agentsim: %w", err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); informer.Run(ctx.Done()) }()
+	go func() { defer wg.Done(); a.work(ctx) }()
+	go func() { <-ctx.Done(); a.queue.ShutDown(); wg.Wait(); close(a.done) }()
+	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+		return errors.New("agentsim: informer did not sync")
+	}
+	return nil
+}
+
+// Stop disconnects the agent and waits for its goroutines to end. Bundles it
+// holds stay pending in Maestro.
+func (a *Agent) Stop() {
+	a.cancel()
+	<-a.done
+}

@@ -1,0 +1,129 @@
+package maestroclient
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"sync/atomic"
+
+	"github.com/openshift-online/maestro/pkg/api/openapi"
+	"github.com/openshift-online/maestro/pkg/client/cloudevents/grpcsource"
+	workv1client "open-cluster-management.io/api/client/work/clientset/versioned/typed/work/v1"
+	"open-cluster-management.io/sdk-go/pkg/cloudevents/clients/common"
+	"open-cluster-management.io/sdk-go/pkg/cloudevents/clients/utils"
+	grpcoptions "open-cluster-management.io/sdk-go/pkg/cloudevents/generic/options/grpc"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+)
+
+var _ adapter.Maestro = (*Client)(nil)
+
+// Client implements adapter.Maestro on Maestro's gRPC source work client
+// (create, patch, delete) and its REST API (get). It is safe for concurrent
+// use. Create it with New and release it with Close.
+type Client struct {
+	opts   Options
+	log    *slog.Logger
+	api    *openapi.APIClient
+	works  workv1client.WorkV1Interface
+	dialer *grpcoptions.GRPCDialer
+	cancel context.CancelFunc
+	// libLog receives the libraries' logs; quiet once closed is set.
+	libLog slog.Handler
+	closed *atomic.Bool
+
+	// sem serializes the calls of the shared work client: ManifestWorks(ns)
+	// stores the namespace in it, so namespace and call go together.
+	sem chan struct{}
+}
+
+// New connects a Client. ctx bounds the client's life: its background
+// goroutines (status subscription, reconnects) stop when ctx ends or Close
+// is called. The gRPC connection is established lazily, so New succeeds while
+// Maestro is down; calls then fail with ErrUnavailable until it is back.
+func New(ctx context.Context, opts Options) (*Client, error) {
+	opts = opts.withDefaults()
+	if err := opts.validate(); err != nil {
+		return nil, fmt.Errorf("maestroclient: invalid options: %w", err)
+	}
+	api, err := newAPIClient(opts)
+	if err != nil {
+		return nil, fmt.Errorf("maestroclient: %w", err)
+	}
+	dialer, err := newDialer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("maestroclient: %w", err)
+	}
+	closed := new(atomic.Bool)
+	libLog := quietOnClose{opts.Logger.Handler(), closed}
+	life, cancel := context.WithCancel(withLibraryLogger(ctx, libLog))
+	works, err := grpcsource.NewMaestroGRPCSourceWorkClient(life, sdkLogger{slog.New(libLog)}, api,
+		&grpcoptions.GRPCOptions{Dialer: dialer}, opts.SourceID)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("maestroclient: source client for %s: %w", opts.GRPCAddress, err)
+	}
+	return &Client{
+		opts: opts, log: opts.Logger, api: api, works: works,
+		dialer: dialer, cancel: cancel, libLog: libLog, closed: closed, sem: make(chan struct{}, 1),
+	}, nil
+}
+
+// Close stops the background goroutines and closes the gRPC connection.
+// The Client must not be used after Close.
+func (c *Client) Close() error {
+	c.closed.Store(true)
+	c.cancel()
+	return c.dialer.Close()
+}
+
+func newAPIClient(opts Options) (*openapi.APIClient, error) {
+	tlsCfg, err := opts.HTTP.tlsConfig()
+	if err != nil {
+		return nil, fmt.Errorf("http: %w", err)
+	}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.TLSClientConfig = tlsCfg
+	cfg := openapi.NewConfiguration()
+	cfg.Servers = openapi.ServerConfigurations{{URL: strings.TrimRight(opts.HTTPURL, "/")}}
+	cfg.UserAgent = "bundle-adapter-maestroclient"
+	cfg.HTTPClient = &http.Client{Transport: transport, Timeout: opts.Timeout}
+	return openapi.NewAPIClient(cfg), nil
+}
+
+func newDialer(opts Options) (*grpcoptions.GRPCDialer, error) {
+	tlsCfg, err := opts.GRPC.tlsConfig()
+	if err != nil {
+		return nil, fmt.Errorf("grpc: %w", err)
+	}
+	dialer := &grpcoptions.GRPCDialer{URL: opts.GRPCAddress, TLSConfig: tlsCfg}
+	if opts.GRPCTokenFile != "" {
+		token, err := os.ReadFile(opts.GRPCTokenFile)
+		if err != nil {
+			return nil, fmt.Errorf("grpc: read token file: %w", err)
+		}
+		dialer.Token = strings.TrimSpace(string(token))
+	}
+	return dialer, nil
+}
+
+// withConsumer runs fn on the shared work client scoped to consumer, holding
+// the client's semaphore so no other call changes the namespace meanwhile.
+func (c *Client) withConsumer(ctx context.Context, consumer string,
+	fn func(workv1client.ManifestWorkInterface) error) error {
+	select {
+	case c.sem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-c.sem }()
+	return fn(c.works.ManifestWorks(consumer))
+}
+
+// bundleID is the deterministic id Maestro gives the bundle of this source.
+func (c *Client) bundleID(consumer, name string) string {
+	return utils.UID(c.opts.SourceID, common.ManifestWorkGR.String(), consumer, name)
+}

@@ -1,0 +1,44 @@
+package maestroclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	workv1client "open-cluster-management.io/api/client/work/clientset/versioned/typed/work/v1"
+	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+)
+
+// Create publishes a new bundle for consumer. It returns ErrAlreadyExists
+// when a bundle of that name exists, deletion pending or not, and
+// ErrConsumerNotRegistered when Maestro does not know the consumer. The
+// returned work is the one sent; its status is empty until the agent reports.
+//
+// A retried create whose first try reached Maestro fails with
+// ErrAlreadyExists: read the bundle again before acting on it.
+func (c *Client) Create(ctx context.Context, consumer string, work *workv1.ManifestWork) (*workv1.ManifestWork, error) {
+	if work == nil {
+		return nil, wrapCall("create", consumer, "", fmt.Errorf("%w: nil bundle", adapter.ErrInvalid))
+	}
+	if err := checkKey(consumer, work.Name); err != nil {
+		return nil, wrapCall("create", consumer, work.Name, err)
+	}
+	desired := work.DeepCopy()
+	desired.Namespace = consumer
+	var created *workv1.ManifestWork
+	err := c.call(ctx, "create", consumer, work.Name, func(ctx context.Context) error {
+		return c.withConsumer(ctx, consumer, func(works workv1client.ManifestWorkInterface) error {
+			var err error
+			created, err = works.Create(ctx, desired, metav1.CreateOptions{})
+			return classify(err)
+		})
+	})
+	if errors.Is(err, adapter.ErrConsumerNotRegistered) {
+		return nil, fmt.Errorf("maestro create %s/%s: %w: register consumer %q first (POST /api/maestro/v1/consumers)",
+			consumer, work.Name, adapter.ErrConsumerNotRegistered, consumer)
+	}
+	return created, err
+}

@@ -1,0 +1,152 @@
+package maestroclient
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"time"
+)
+
+// Defaults applied by New to zero-valued Options fields.
+const (
+	DefaultGRPCAddress    = "127.0.0.1:8090"
+	DefaultHTTPURL        = "http://127.0.0.1:8000"
+	DefaultSourceID       = "bundle-adapter"
+	DefaultTimeout        = 10 * time.Second
+	DefaultRetryAttempts  = 3
+	DefaultInitialBackoff = 200 * time.Millisecond
+	DefaultMaxBackoff     = 2 * time.Second
+)
+
+// Options configures a Client. The zero value of every field selects the
+// default documented on it; TLS is never switched off implicitly.
+type Options struct {
+	// GRPCAddress is the host:port of Maestro's source gRPC server (the one
+	// behind --grpc-server-bindport). Default DefaultGRPCAddress.
+	GRPCAddress string
+	// GRPC secures the gRPC connection. Plaintext requires GRPC.Insecure.
+	GRPC TLSOptions
+	// GRPCTokenFile, when set, names a file holding a bearer token sent with
+	// every gRPC call (Maestro --grpc-authn-type=token). Requires TLS.
+	GRPCTokenFile string
+
+	// HTTPURL is the base URL of Maestro's REST API, such as
+	// https://maestro.example:8000. Default DefaultHTTPURL. An http:// URL
+	// requires HTTP.Insecure; an https:// URL forbids it.
+	HTTPURL string
+	// HTTP secures the REST connection.
+	HTTP TLSOptions
+
+	// SourceID identifies this client's bundles in Maestro. Bundles are
+	// addressed by (SourceID, consumer, name): every replica of one adapter
+	// must use the same value. Default DefaultSourceID.
+	SourceID string
+
+	// Timeout bounds every call, retries included, on top of the caller's
+	// context. Default DefaultTimeout.
+	Timeout time.Duration
+	// Retry controls the retries of calls failing with ErrUnavailable.
+	Retry RetryOptions
+
+	// Logger receives the client's logs and those of the maestro and sdk-go
+	// libraries (their informational messages at debug level). Default
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// TLSOptions holds the transport security of one connection. With no file
+// set, TLS verifies the server against the system roots.
+type TLSOptions struct {
+	// Insecure switches TLS off (plaintext). Only for local servers and tests.
+	Insecure bool
+	// CAFile is a PEM bundle of the CAs that sign the server certificate.
+	// Empty means the system roots.
+	CAFile string
+	// CertFile and KeyFile hold the PEM client certificate and key for mTLS.
+	// Both or neither. They are read again on every handshake, so a rotated
+	// pair is picked up without a restart.
+	CertFile string
+	KeyFile  string
+	// ServerName overrides the name checked against the server certificate.
+	ServerName string
+	// InsecureSkipVerify accepts any server certificate. Tests only.
+	InsecureSkipVerify bool
+}
+
+// RetryOptions bounds the retries of calls that failed with ErrUnavailable.
+// No other failure is retried. The wait doubles after every attempt.
+type RetryOptions struct {
+	// Attempts is the total number of tries, the first included. Default
+	// DefaultRetryAttempts; 1 disables retries.
+	Attempts int
+	// InitialBackoff is the wait before the second try. Default
+	// DefaultInitialBackoff.
+	InitialBackoff time.Duration
+	// MaxBackoff caps the wait between tries. Default DefaultMaxBackoff.
+	MaxBackoff time.Duration
+}
+
+// withDefaults returns a copy of o with defaults filled in.
+func (o Options) withDefaults() Options {
+	o.GRPCAddress = orDefault(o.GRPCAddress, DefaultGRPCAddress)
+	o.HTTPURL = orDefault(o.HTTPURL, DefaultHTTPURL)
+	o.SourceID = orDefault(o.SourceID, DefaultSourceID)
+	o.Timeout = orDefault(o.Timeout, DefaultTimeout)
+	o.Retry.Attempts = orDefault(o.Retry.Attempts, DefaultRetryAttempts)
+	o.Retry.InitialBackoff = orDefault(o.Retry.InitialBackoff, DefaultInitialBackoff)
+	o.Retry.MaxBackoff = orDefault(o.Retry.MaxBackoff, DefaultMaxBackoff)
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o
+}
+
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// validate reports every inconsistent field of defaulted options.
+func (o Options) validate() error {
+	var errs []error
+	if o.Timeout < 0 || o.Retry.Attempts < 1 || o.Retry.InitialBackoff < 0 || o.Retry.MaxBackoff < 0 {
+		errs = append(errs, errors.New("timeout, retry attempts and backoffs must be positive"))
+	}
+	errs = append(errs, o.GRPC.validate("grpc"))
+	errs = append(errs, o.HTTP.validate("http"))
+	if o.GRPCTokenFile != "" && o.GRPC.Insecure {
+		errs = append(errs, errors.New("grpc: a token requires TLS, it is never sent in plaintext"))
+	}
+	errs = append(errs, o.validateURL())
+	return errors.Join(errs...)
+}
+
+func (o Options) validateURL() error {
+	u, err := url.Parse(o.HTTPURL)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("http: invalid URL %q", o.HTTPURL)
+	}
+	switch {
+	case u.Scheme == "http" && !o.HTTP.Insecure:
+		return fmt.Errorf("http: URL %q is plaintext: use https or set HTTP.Insecure", o.HTTPURL)
+	case u.Scheme == "https" && o.HTTP.Insecure:
+		return fmt.Errorf("http: URL %q is https but HTTP.Insecure is set", o.HTTPURL)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("http: URL %q: scheme must be http or https", o.HTTPURL)
+	}
+	return nil
+}
+
+func (t TLSOptions) validate(name string) error {
+	if (t.CertFile == "") != (t.KeyFile == "") {
+		return fmt.Errorf("%s: client certificate and key files go together", name)
+	}
+	if t.Insecure && (t.CAFile != "" || t.CertFile != "" || t.InsecureSkipVerify || t.ServerName != "") {
+		return fmt.Errorf("%s: Insecure (plaintext) excludes every TLS setting", name)
+	}
+	return nil
+}

@@ -1,0 +1,50 @@
+package maestroclient
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestOptionsDefaults(t *testing.T) {
+	o := Options{}.withDefaults()
+	if o.GRPCAddress != DefaultGRPCAddress || o.HTTPURL != DefaultHTTPURL || o.SourceID != DefaultSourceID ||
+		o.Timeout != DefaultTimeout || o.Retry.Attempts != DefaultRetryAttempts ||
+		o.Retry.InitialBackoff != DefaultInitialBackoff || o.Retry.MaxBackoff != DefaultMaxBackoff || o.Logger == nil {
+		t.Errorf("defaults not applied: %+v", o)
+	}
+	if err := o.validate(); err == nil || !strings.Contains(err.Error(), "plaintext") {
+		t.Errorf("the default http URL must need an explicit Insecure, got %v", err)
+	}
+}
+
+func TestOptionsValidate(t *testing.T) {
+	insecure := TLSOptions{Insecure: true}
+	tests := []struct {
+		name    string
+		opts    Options
+		wantErr string // empty: valid
+	}{
+		{"plaintext when asked", Options{GRPC: insecure, HTTP: insecure}, ""},
+		{"https with CA", Options{HTTPURL: "https://m:8000", HTTP: TLSOptions{CAFile: "ca.pem"}}, ""},
+		{"http without Insecure", Options{GRPC: insecure}, "plaintext"},
+		{"https with Insecure", Options{HTTPURL: "https://m:8000", HTTP: insecure}, "https but"},
+		{"bad scheme", Options{HTTPURL: "ftp://m", HTTP: insecure}, "scheme"},
+		{"no host", Options{HTTPURL: "http://", HTTP: insecure}, "invalid URL"},
+		{"cert without key", Options{HTTP: insecure, GRPC: TLSOptions{CertFile: "c.pem"}}, "go together"},
+		{"insecure with CA", Options{HTTP: insecure, GRPC: TLSOptions{Insecure: true, CAFile: "ca.pem"}}, "excludes"},
+		{"token in plaintext", Options{HTTP: insecure, GRPC: insecure, GRPCTokenFile: "t"}, "token"},
+		{"negative timeout", Options{HTTP: insecure, GRPC: insecure, Timeout: -time.Second}, "positive"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.opts.withDefaults().validate()
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("unexpected error: %v", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Errorf("got %v, want an error containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
