@@ -208,18 +208,20 @@ var doneReasons = map[Operation]string{
 func (r *run) pending(b *bundle, op Operation, waited time.Duration) {
 	b.out.Operation = op
 	b.out.PendingSeconds = int64(waited / time.Second)
-	if waited > r.deadline(b, op) {
-		b.out.State = StateStalled
-		b.out.Reason = map[Operation]string{OpDelete: ReasonDeletionStalled}[op]
-		if b.out.Reason == "" {
-			b.out.Reason = ReasonRecreationStalled
-		}
-		return
-	}
+	stalled := waited > r.deadline(b, op)
 	b.out.State = StatePending
-	b.out.Reason = ReasonRecreationPending
-	if op == OpDelete {
+	if stalled {
+		b.out.State = StateStalled
+	}
+	switch {
+	case op == OpDelete && stalled:
+		b.out.Reason = ReasonDeletionStalled
+	case op == OpDelete:
 		b.out.Reason = ReasonDeletionPending
+	case stalled:
+		b.out.Reason = ReasonRecreationStalled
+	default:
+		b.out.Reason = ReasonRecreationPending
 	}
 }
 

@@ -1,24 +1,144 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os/signal"
+	"syscall"
+	"time"
 
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/adapter/broker"
+	"github.com/bundle-adapter/bundle-adapter/adapter/health"
+	"github.com/bundle-adapter/bundle-adapter/adapter/metrics"
+	"github.com/bundle-adapter/bundle-adapter/config"
 )
 
+type serveFlags struct {
+	configFlags
+	listen string
+}
+
 func newServeCmd() *cobra.Command {
-	var f configFlags
+	var f serveFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Consume reconcile events from the broker and reconcile bundles",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := f.load(cmd); err != nil {
-				return err
-			}
-			return errors.New("serve: the broker consumers are not built yet (issue: broker consumers); use dry-run")
-		},
+		Long: `serve consumes CloudEvents from RabbitMQ or Pub/Sub (broker config) and runs
+each through the pipeline. It serves /healthz, /readyz and /metrics on --listen.
+SIGTERM or SIGINT: stop consuming, finish in-flight events within
+subscriber.shutdown_timeout, give the rest back to the broker.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd) },
 	}
 	f.register(cmd, true)
+	cmd.Flags().StringVar(&f.listen, "listen", ":8080", "address of the health and metrics server")
 	return cmd
+}
+
+func (f *serveFlags) run(cmd *cobra.Command) error {
+	if f.broker == "" {
+		return &exitError{code: exitInvalidConfig, err: errors.New("--broker-config (or BROKER_CONFIG_FILE) is required")}
+	}
+	cfg, err := f.load(cmd)
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg.Adapter.Log, cmd.OutOrStdout(), cmd.ErrOrStderr()).With("adapter", cfg.Adapter.Adapter.Name)
+	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	return serve(ctx, cfg, f.listen, log)
+}
+
+// serve runs until ctx is done, then shuts down gracefully.
+func serve(ctx context.Context, cfg *config.Config, listen string, log *slog.Logger) error {
+	m := metrics.New()
+	mc, err := newMaestro(context.WithoutCancel(ctx), cfg.Adapter.Clients.Maestro, log)
+	if err != nil {
+		return fmt.Errorf("maestro client: %w", err)
+	}
+	defer mc.Close()
+	pipeline, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Adapter,
+		Maestro: m.Maestro(mc), API: m.API(newAPI(cfg.Adapter.Clients.HyperfleetAPI)), Logger: log})
+	if err != nil {
+		return err
+	}
+	sub := cfg.Broker.Subscriber
+	delivery := cfg.Broker.Broker.Delivery
+	d, err := broker.NewDispatcher(broker.DispatcherOptions{
+		Process: pipeline.Run, Decode: broker.Decode, Workers: sub.Parallelism,
+		MaxDeliveries: delivery.MaxDeliveries, MinBackoff: delivery.MinBackoff.D(), MaxBackoff: delivery.MaxBackoff.D(),
+		Hooks: m.Hooks(), Logger: log,
+	})
+	if err != nil {
+		return err
+	}
+	consumer, err := newConsumer(context.WithoutCancel(ctx), cfg, log)
+	if err != nil {
+		return err
+	}
+	srv, err := startHealth(listen, cfg, consumer, m, log)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	return consumeUntilDone(ctx, d, consumer, sub.ShutdownTimeout.D(), log)
+}
+
+// consumeUntilDone consumes until ctx is done; then stops consuming, lets in-flight
+// events finish within timeout and releases the rest.
+func consumeUntilDone(ctx context.Context, d *broker.Dispatcher, c broker.Consumer, timeout time.Duration, log *slog.Logger) error {
+	workCtx, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelWork()
+	workersDone := make(chan struct{})
+	go func() { d.Run(workCtx); close(workersDone) }()
+	log.Info("consuming events")
+	consumeErr := c.Consume(ctx, d.Handle)
+	log.Info("stopping: finishing in-flight events", "timeout", timeout)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := d.Shutdown(shutdownCtx); err != nil {
+		log.Warn("in-flight events did not finish in time; abandoning them (the broker redelivers)", "error", err)
+	}
+	cancelWork()
+	<-workersDone
+	if consumeErr != nil && !errors.Is(consumeErr, context.Canceled) {
+		return fmt.Errorf("broker: %w", consumeErr)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+func startHealth(listen string, cfg *config.Config, c broker.Consumer, m *metrics.Metrics, log *slog.Logger) (*http.Server, error) {
+	client := &http.Client{Timeout: 2 * time.Second}
+	checks := map[string]health.Check{
+		"broker": func(context.Context) error {
+			if !c.Ready() {
+				return errors.New("not subscribed")
+			}
+			return nil
+		},
+		"maestro":        health.HTTPCheck(client, cfg.Adapter.Clients.Maestro.HTTPServerAddress+"/api/maestro/v1"),
+		"hyperfleet_api": health.HTTPCheck(client, cfg.Adapter.Clients.HyperfleetAPI.BaseURL),
+	}
+	h := health.New(checks, promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}), 5*time.Second)
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return nil, fmt.Errorf("health server: %w", err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("health server stopped", "error", err)
+		}
+	}()
+	log.Info("health and metrics server listening", "address", ln.Addr().String())
+	return srv, nil
 }
