@@ -31,15 +31,16 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	d.releasePending()
 }
 
-// Shutdown stops taking work: new messages are released, workers finish the
-// run they are in and stop. It waits for them until ctx is done, then
-// releases every message still queued. In-flight runs that outlast ctx are
-// abandoned by cancelling Run's context.
+// Shutdown stops taking work: queued and newly arriving messages are
+// released at once, workers finish the run they are in and stop. It waits
+// for them until ctx is done. In-flight runs that outlast ctx are abandoned
+// by cancelling Run's context (their messages are released then).
 func (d *Dispatcher) Shutdown(ctx context.Context) error {
 	d.mu.Lock()
 	d.closing = true
 	d.cond.Broadcast()
 	d.mu.Unlock()
+	d.releasePending()
 	done := make(chan struct{})
 	go func() {
 		d.mu.Lock()

@@ -80,10 +80,11 @@ func serve(ctx context.Context, cfg *config.Config, listen string, log *slog.Log
 	if err != nil {
 		return err
 	}
-	consumer, err := newConsumer(context.WithoutCancel(ctx), cfg, log)
+	consumer, closeConsumer, err := newConsumer(context.WithoutCancel(ctx), cfg, log)
 	if err != nil {
 		return err
 	}
+	defer closeConsumer()
 	srv, err := startHealth(listen, cfg, consumer, m, log)
 	if err != nil {
 		return err
@@ -92,15 +93,26 @@ func serve(ctx context.Context, cfg *config.Config, listen string, log *slog.Log
 	return consumeUntilDone(ctx, d, consumer, sub.ShutdownTimeout.D(), log)
 }
 
-// consumeUntilDone consumes until ctx is done; then stops consuming, lets in-flight
-// events finish within timeout and releases the rest.
+// consumeUntilDone consumes until ctx is done (or the consumer fails for
+// good); then the consumer stops taking messages while the dispatcher gives
+// queued ones back and lets in-flight events finish within timeout.
 func consumeUntilDone(ctx context.Context, d *broker.Dispatcher, c broker.Consumer, timeout time.Duration, log *slog.Logger) error {
 	workCtx, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelWork()
 	workersDone := make(chan struct{})
 	go func() { d.Run(workCtx); close(workersDone) }()
+	consumeCtx, stopConsuming := context.WithCancel(ctx)
+	defer stopConsuming()
+	consumeDone := make(chan error, 1)
+	go func() { consumeDone <- c.Consume(consumeCtx, d.Handle) }()
 	log.Info("consuming events")
-	consumeErr := c.Consume(ctx, d.Handle)
+	var consumeErr error
+	select {
+	case consumeErr = <-consumeDone:
+		consumeDone <- consumeErr
+	case <-ctx.Done():
+	}
+	stopConsuming()
 	log.Info("stopping: finishing in-flight events", "timeout", timeout)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -109,6 +121,7 @@ func consumeUntilDone(ctx context.Context, d *broker.Dispatcher, c broker.Consum
 	}
 	cancelWork()
 	<-workersDone
+	consumeErr = <-consumeDone
 	if consumeErr != nil && !errors.Is(consumeErr, context.Canceled) {
 		return fmt.Errorf("broker: %w", consumeErr)
 	}

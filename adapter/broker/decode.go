@@ -1,0 +1,147 @@
+package broker
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	cloudevents "github.com/cloudevents/sdk-go/v2/event"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+)
+
+// Decode turns a broker message into an event. It accepts both CloudEvents
+// content modes:
+//
+//   - binary mode, chosen when the attributes carry any CloudEvent attribute
+//     (id, specversion, type or source): the attributes are the CloudEvent
+//     attributes and the body is the data. Attribute names are matched
+//     case-insensitively with the prefixes "ce-", "ce_", "cloudEvents:" and
+//     "cloudEvents_" (HTTP, Kafka, AMQP and AMQP-over-headers spellings);
+//     a "content-type" attribute stands for datacontenttype when no prefixed
+//     one is present;
+//   - structured mode otherwise: the body is the whole CloudEvent JSON, as
+//     HyperFleet's Sentinel publishes it.
+//
+// The data must be a JSON object. Every failure is an
+// *adapter.InvalidEventError whose reason names the broker message id and
+// what is wrong: such a message can never be processed and is dead-lettered
+// at once, never retried.
+func Decode(m Message) (adapter.Event, error) {
+	attrs := ceAttributes(m.Attributes())
+	var (
+		ev  adapter.Event
+		err error
+	)
+	if attrs.binary() {
+		ev, err = decodeBinary(attrs, m.Body())
+	} else {
+		ev, err = decodeStructured(m.Body())
+	}
+	if err != nil {
+		return adapter.Event{}, withMessageID(err, m.ID())
+	}
+	return ev, nil
+}
+
+// decodeStructured decodes a body holding the whole CloudEvent JSON.
+func decodeStructured(body []byte) (adapter.Event, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return adapter.Event{}, &adapter.InvalidEventError{Reason: "empty body: a structured-mode CloudEvent JSON or binary-mode ce- attributes are expected"}
+	}
+	return adapter.DecodeStructured(body)
+}
+
+// decodeBinary builds the CloudEvent from attributes and takes body as data.
+func decodeBinary(attrs ceAttrs, body []byte) (adapter.Event, error) {
+	id := attrs["id"]
+	invalid := func(format string, args ...any) (adapter.Event, error) {
+		return adapter.Event{}, &adapter.InvalidEventError{EventID: id, Reason: "binary-mode CloudEvent: " + fmt.Sprintf(format, args...)}
+	}
+	version := attrs["specversion"]
+	if version != cloudevents.CloudEventsVersionV1 && version != cloudevents.CloudEventsVersionV03 {
+		return invalid("specversion %q is not supported (1.0 or 0.3 expected)", version)
+	}
+	ce := cloudevents.New(version)
+	ce.SetID(id)
+	ce.SetType(attrs["type"])
+	ce.SetSource(attrs["source"])
+	if s, ok := attrs["subject"]; ok {
+		ce.SetSubject(s)
+	}
+	if ct, ok := attrs["datacontenttype"]; ok {
+		ce.SetDataContentType(ct)
+	}
+	if ts, ok := attrs["time"]; ok {
+		t, err := time.Parse(time.RFC3339Nano, ts)
+		if err != nil {
+			return invalid("time %q is not RFC 3339", ts)
+		}
+		ce.SetTime(t)
+	}
+	ce.DataEncoded = body
+	return adapter.FromCloudEvent(ce)
+}
+
+// withMessageID puts the broker message id in the reason of an
+// *adapter.InvalidEventError (and wraps any other error into one).
+func withMessageID(err error, messageID string) error {
+	var inv *adapter.InvalidEventError
+	if !errors.As(err, &inv) {
+		inv = &adapter.InvalidEventError{Reason: err.Error()}
+	}
+	return &adapter.InvalidEventError{EventID: inv.EventID, Reason: fmt.Sprintf("message %s: %s", messageID, inv.Reason)}
+}
+
+// ceAttrs maps CloudEvent attribute names (lower case, no prefix) to values.
+type ceAttrs map[string]string
+
+// ceAttrPrefixes are the binding prefixes, lower case, longest first.
+var ceAttrPrefixes = []string{"cloudevents:", "cloudevents_", "ce-", "ce_"}
+
+// ceAttrNames are the attributes Decode reads.
+var ceAttrNames = map[string]bool{
+	"id": true, "type": true, "source": true, "specversion": true,
+	"subject": true, "time": true, "datacontenttype": true,
+}
+
+// ceAttributes extracts the CloudEvent attributes from message attributes.
+func ceAttributes(in map[string]string) ceAttrs {
+	out := ceAttrs{}
+	for k, v := range in {
+		if name, ok := ceAttrName(k); ok {
+			out[name] = v
+		}
+	}
+	if _, ok := out["datacontenttype"]; !ok && len(out) > 0 {
+		for k, v := range in {
+			if strings.EqualFold(k, "content-type") || strings.EqualFold(k, "content_type") {
+				out["datacontenttype"] = v
+			}
+		}
+	}
+	return out
+}
+
+// ceAttrName strips a binding prefix from a known attribute name.
+func ceAttrName(key string) (string, bool) {
+	lower := strings.ToLower(key)
+	for _, p := range ceAttrPrefixes {
+		if name, ok := strings.CutPrefix(lower, p); ok && ceAttrNames[name] {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// binary reports whether the attributes make the message a binary-mode one.
+func (a ceAttrs) binary() bool {
+	for _, name := range []string{"id", "specversion", "type", "source"} {
+		if _, ok := a[name]; ok {
+			return true
+		}
+	}
+	return false
+}

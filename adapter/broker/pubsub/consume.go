@@ -1,0 +1,179 @@
+package pubsub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"cloud.google.com/go/pubsub/v2"
+	"google.golang.org/api/option"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter/broker"
+)
+
+// Consumer receives from the subscription; it implements broker.Consumer.
+// Create it with New, call Consume once at a time, Close when done.
+type Consumer struct {
+	opts        Options
+	log         *slog.Logger
+	client      *pubsub.Client
+	sub         *pubsub.Subscriber
+	deadLetters *pubsub.Publisher
+	ready       atomic.Bool
+	held        *held
+	attempts    *attemptCounter
+	inflight    sync.WaitGroup // messages handed out and not yet settled
+}
+
+var _ broker.Consumer = (*Consumer)(nil)
+
+// New connects, creates what is missing (see the package documentation)
+// and returns a Consumer that does not receive yet. An error means invalid
+// options, no connection, or a missing permission.
+func New(ctx context.Context, o Options) (*Consumer, error) {
+	o = o.withDefaults()
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	o.Logger = o.Logger.With("broker", "googlepubsub", "subscription", o.SubscriptionName())
+	client, err := pubsub.NewClient(ctx, o.ProjectID, clientOptions(o)...)
+	if err != nil {
+		return nil, fmt.Errorf("pubsub client for project %s: %w", o.ProjectID, err)
+	}
+	if err := ensure(ctx, client, o); err != nil {
+		_ = client.Close()
+		return nil, err
+	}
+	c := &Consumer{
+		opts: o, log: o.Logger, client: client,
+		sub:         client.Subscriber(o.SubscriptionName()),
+		deadLetters: client.Publisher(o.DeadLetterTopic),
+		held:        newHeld(), attempts: newAttemptCounter(),
+	}
+	c.sub.ReceiveSettings.MaxOutstandingMessages = o.MaxOutstandingMessages
+	c.sub.ReceiveSettings.ShutdownOptions = &pubsub.ShutdownOptions{
+		Timeout: o.DrainTimeout, Behavior: pubsub.ShutdownBehaviorWaitForProcessing,
+	}
+	return c, nil
+}
+
+func clientOptions(o Options) []option.ClientOption {
+	var opts []option.ClientOption
+	if o.Endpoint != "" {
+		opts = append(opts,
+			option.WithEndpoint(o.Endpoint),
+			option.WithoutAuthentication(),
+			option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())),
+			option.WithTelemetryDisabled(),
+		)
+	}
+	return append(opts, o.ClientOptions...)
+}
+
+// Options are the options in effect, defaults applied.
+func (c *Consumer) Options() Options { return c.opts }
+
+// Ready reports whether Consume is receiving. The client reconnects its
+// streams by itself, so Ready stays true through short outages it rides
+// out; it turns false when the client gives up, until Consume receives
+// again.
+func (c *Consumer) Ready() bool { return c.ready.Load() }
+
+// Consume calls handle for every message, at most MaxOutstandingMessages
+// unsettled (or held by Retry) at once. The client retries transient errors
+// itself; when it gives up, Consume makes sure the subscription exists and
+// receives again after a backoff (ReconnectMinBackoff doubling to
+// ReconnectMaxBackoff).
+//
+// When ctx is done, Consume stops receiving, nacks the messages held by
+// Retry, waits up to DrainTimeout for the messages handed out to be
+// settled, and returns nil. It returns an error only for what retrying
+// cannot fix: missing permissions or credentials, invalid arguments.
+func (c *Consumer) Consume(ctx context.Context, handle func(broker.Message)) error {
+	c.held.start()
+	defer context.AfterFunc(ctx, c.held.stop)()
+	backoff := c.opts.ReconnectMinBackoff
+	for {
+		err := c.receive(ctx, handle)
+		if ctx.Err() != nil {
+			c.drain()
+			return nil
+		}
+		if permanent(err) {
+			return fmt.Errorf("pubsub subscription %s: %w", c.opts.SubscriptionName(), err)
+		}
+		c.log.Warn("receiving stopped; receiving again", "error", err, "retry_in", backoff)
+		if !sleep(ctx, backoff) {
+			return nil
+		}
+		backoff = min(2*backoff, c.opts.ReconnectMaxBackoff)
+		if err := ensure(ctx, c.client, c.opts); permanent(err) {
+			return err
+		}
+	}
+}
+
+// receive runs the client's Receive until it stops.
+func (c *Consumer) receive(ctx context.Context, handle func(broker.Message)) error {
+	c.ready.Store(true)
+	defer c.ready.Store(false)
+	c.log.Info("receiving", "max_outstanding", c.opts.MaxOutstandingMessages)
+	err := c.sub.Receive(ctx, func(_ context.Context, pm *pubsub.Message) {
+		handle(c.newMessage(pm))
+	})
+	if err == nil && ctx.Err() == nil {
+		err = errors.New("receive ended")
+	}
+	return err
+}
+
+// drain waits up to DrainTimeout for the messages handed out to be
+// settled; the client keeps sending their acks after Receive returned.
+func (c *Consumer) drain() {
+	settled := make(chan struct{})
+	go func() {
+		c.inflight.Wait()
+		close(settled)
+	}()
+	select {
+	case <-settled:
+	case <-time.After(c.opts.DrainTimeout):
+		c.log.Warn("messages still unsettled at shutdown; Pub/Sub redelivers them when their lease expires", "waited", c.opts.DrainTimeout)
+	}
+}
+
+// Close stops the dead-letter publisher and closes the client. Call it
+// after Consume returned.
+func (c *Consumer) Close() error {
+	c.deadLetters.Stop()
+	return c.client.Close()
+}
+
+// permanent reports errors retrying cannot fix.
+func permanent(err error) bool {
+	switch status.Code(err) {
+	case codes.PermissionDenied, codes.Unauthenticated, codes.InvalidArgument:
+		return true
+	}
+	return false
+}
+
+// sleep waits d; false when ctx is done first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

@@ -1,0 +1,118 @@
+package pubsub
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"google.golang.org/api/option"
+)
+
+// Options configures a Consumer. ProjectID, Topic and SubscriptionID are
+// required; every other field has the default its comment states.
+type Options struct {
+	ProjectID string
+	// Topic and SubscriptionID name the subscription
+	// "<topic>-<subscription_id>" on Topic.
+	Topic          string
+	SubscriptionID string
+	// Endpoint is host:port of an emulator or pstest server, reached without
+	// TLS or credentials. Empty: Google's endpoint with Application Default
+	// Credentials (or PUBSUB_EMULATOR_HOST when set).
+	Endpoint string
+	// ClientOptions are passed to pubsub.NewClient after the Endpoint ones
+	// (credentials file, user agent, ...).
+	ClientOptions []option.ClientOption
+	// AckDeadline of a subscription New creates; default 60s, Pub/Sub
+	// allows 10s to 600s. The client extends leases while a message is held.
+	AckDeadline time.Duration
+	// MaxOutstandingMessages bounds the messages handed out and not yet
+	// settled, plus those held by Retry; default 1000.
+	MaxOutstandingMessages int
+	// DeadLetterTopic receives DeadLetter's copies and, after MaxDeliveries
+	// attempts, Pub/Sub's own forwarding; default
+	// "<topic>-<subscription_id>-dead-letter".
+	DeadLetterTopic string
+	// MaxDeliveries is the dead-letter policy's maximum delivery attempts
+	// (dead_letter_max_attempts); default 5, clamped to Pub/Sub's 5..100.
+	// Keep the dispatcher's max deliveries at or below it, so that the
+	// dispatcher dead-letters (with a reason) before Pub/Sub forwards.
+	MaxDeliveries int
+	// MinBackoff and MaxBackoff are the retry policy of a subscription New
+	// creates: how long Pub/Sub waits before redelivering a nacked message,
+	// growing with its attempts; defaults 1s and 60s (Pub/Sub allows 0s to
+	// 600s).
+	MinBackoff, MaxBackoff time.Duration
+	// ReconnectMinBackoff and ReconnectMaxBackoff bound the delay before
+	// Consume receives again after the client gave up; defaults 1s and 30s.
+	ReconnectMinBackoff, ReconnectMaxBackoff time.Duration
+	// PublishTimeout bounds DeadLetter's wait for the publish result;
+	// default 30s.
+	PublishTimeout time.Duration
+	// DrainTimeout is how long Consume, once its context is done, waits for
+	// the messages handed out to be settled; default 30s. Messages still
+	// unsettled then are redelivered when their lease expires.
+	DrainTimeout time.Duration
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// SubscriptionName is the subscription id, "<topic>-<subscription_id>".
+func (o Options) SubscriptionName() string { return o.Topic + "-" + o.SubscriptionID }
+
+func (o Options) withDefaults() Options {
+	if o.DeadLetterTopic == "" && o.Topic != "" && o.SubscriptionID != "" {
+		o.DeadLetterTopic = o.SubscriptionName() + "-dead-letter"
+	}
+	o.AckDeadline = min(max(durationOr(o.AckDeadline, 60*time.Second), 10*time.Second), 600*time.Second)
+	if o.MaxOutstandingMessages <= 0 {
+		o.MaxOutstandingMessages = 1000
+	}
+	if o.MaxDeliveries <= 0 {
+		o.MaxDeliveries = 5
+	}
+	o.MaxDeliveries = min(max(o.MaxDeliveries, 5), 100)
+	o.MinBackoff = min(durationOr(o.MinBackoff, time.Second), 600*time.Second)
+	o.MaxBackoff = min(max(durationOr(o.MaxBackoff, 60*time.Second), o.MinBackoff), 600*time.Second)
+	o.ReconnectMinBackoff = durationOr(o.ReconnectMinBackoff, time.Second)
+	o.ReconnectMaxBackoff = max(durationOr(o.ReconnectMaxBackoff, 30*time.Second), o.ReconnectMinBackoff)
+	o.PublishTimeout = durationOr(o.PublishTimeout, 30*time.Second)
+	o.DrainTimeout = durationOr(o.DrainTimeout, 30*time.Second)
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o
+}
+
+func (o Options) validate() error {
+	var errs []error
+	if o.ProjectID == "" {
+		errs = append(errs, errors.New("project id is required"))
+	}
+	if o.Topic == "" {
+		errs = append(errs, errors.New("topic is required"))
+	}
+	if o.SubscriptionID == "" {
+		errs = append(errs, errors.New("subscription id is required"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("pubsub options: %w", err)
+	}
+	return nil
+}
+
+func (o Options) topicPath(id string) string {
+	return fmt.Sprintf("projects/%s/topics/%s", o.ProjectID, id)
+}
+
+func (o Options) subscriptionPath(id string) string {
+	return fmt.Sprintf("projects/%s/subscriptions/%s", o.ProjectID, id)
+}
+
+func durationOr(v, def time.Duration) time.Duration {
+	if v <= 0 {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,113 @@
+package rabbitmq
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+)
+
+// Options configures a Consumer. URL, Topic and SubscriptionID are required;
+// every other field has the default its comment states.
+type Options struct {
+	// URL is the AMQP URL, amqp://user:password@host:port/vhost. The password
+	// is never logged.
+	URL string
+	// Exchange is the exchange the events are published to; default Topic.
+	Exchange string
+	// ExchangeType is the exchange kind: topic (default), direct or fanout.
+	ExchangeType string
+	// Topic and SubscriptionID name the queue "<topic>-<subscription_id>".
+	Topic          string
+	SubscriptionID string
+	// RoutingKey binds the queue to the exchange; default "#" (every event
+	// of a topic exchange).
+	RoutingKey string
+	// Prefetch bounds the messages handed out and not yet settled; default 10.
+	Prefetch int
+	// MinBackoff and MaxBackoff bound the reconnect delay, which doubles
+	// with every failed attempt; defaults 500ms and 30s.
+	MinBackoff, MaxBackoff time.Duration
+	// ConfirmTimeout bounds the wait for the broker's publisher confirm in
+	// Retry and DeadLetter; default 30s.
+	ConfirmTimeout time.Duration
+	// DrainTimeout is how long Consume, once its context is done, keeps the
+	// connection open for messages handed out to be settled; default 30s.
+	DrainTimeout time.Duration
+	// ConnectionName is shown by the management UI and rabbitmqctl
+	// (connection_name client property); default "bundle-adapter <queue>".
+	ConnectionName string
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// QueueName is the subscription's queue, "<topic>-<subscription_id>".
+func (o Options) QueueName() string { return o.Topic + "-" + o.SubscriptionID }
+
+// DeadLetterQueueName is where DeadLetter puts messages, "<queue>.dead-letter".
+func (o Options) DeadLetterQueueName() string { return o.QueueName() + ".dead-letter" }
+
+// retryQueueName is the delay queue of one TTL, "<queue>.retry.<N>s".
+func (o Options) retryQueueName(ttl time.Duration) string {
+	return fmt.Sprintf("%s.retry.%ds", o.QueueName(), int64(ttl/time.Second))
+}
+
+func (o Options) withDefaults() Options {
+	if o.Exchange == "" {
+		o.Exchange = o.Topic
+	}
+	o.ExchangeType = cmp.Or(o.ExchangeType, amqp.ExchangeTopic)
+	o.RoutingKey = cmp.Or(o.RoutingKey, "#")
+	if o.Prefetch <= 0 {
+		o.Prefetch = 10
+	}
+	o.MinBackoff = durationOr(o.MinBackoff, 500*time.Millisecond)
+	o.MaxBackoff = max(durationOr(o.MaxBackoff, 30*time.Second), o.MinBackoff)
+	o.ConfirmTimeout = durationOr(o.ConfirmTimeout, 30*time.Second)
+	o.DrainTimeout = durationOr(o.DrainTimeout, 30*time.Second)
+	o.ConnectionName = cmp.Or(o.ConnectionName, "bundle-adapter "+o.QueueName())
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o
+}
+
+// validate reports what is missing or malformed; such an error is permanent.
+func (o Options) validate() error {
+	var errs []error
+	if o.URL == "" {
+		errs = append(errs, errors.New("url is required"))
+	} else if _, err := amqp.ParseURI(o.URL); err != nil {
+		errs = append(errs, fmt.Errorf("url %s: %w", redactURL(o.URL), err))
+	}
+	if o.Topic == "" {
+		errs = append(errs, errors.New("topic is required"))
+	}
+	if o.SubscriptionID == "" {
+		errs = append(errs, errors.New("subscription id is required"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("rabbitmq options: %w", err)
+	}
+	return nil
+}
+
+// redactURL hides the password of an AMQP URL for logs and errors.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "<unparsable url>"
+	}
+	return u.Redacted()
+}
+
+func durationOr(v, def time.Duration) time.Duration {
+	if v <= 0 {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/adapter/hyperfleetapi"
+	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/maestroclient"
+)
+
+// newMaestro maps the adapter config onto the Maestro client.
+func newMaestro(ctx context.Context, c config.MaestroConfig, log *slog.Logger) (*maestroclient.Client, error) {
+	tlsFiles := c.Auth.TLSConfig
+	grpcTLS := maestroclient.TLSOptions{
+		Insecure: c.Insecure && c.Auth.Type == "",
+		CAFile:   tlsFiles.CAFile, CertFile: tlsFiles.CertFile, KeyFile: tlsFiles.KeyFile,
+		ServerName: tlsFiles.ServerName,
+	}
+	httpTLS := maestroclient.TLSOptions{
+		Insecure: strings.HasPrefix(c.HTTPServerAddress, "http://"),
+		CAFile:   firstNonEmpty(tlsFiles.HTTPCAFile, tlsFiles.CAFile),
+	}
+	if httpTLS.Insecure {
+		httpTLS.CAFile = ""
+	}
+	return maestroclient.New(ctx, maestroclient.Options{
+		GRPCAddress: c.GRPCServerAddress, GRPC: grpcTLS,
+		HTTPURL: c.HTTPServerAddress, HTTP: httpTLS,
+		SourceID: c.SourceID, Timeout: c.Timeout.D(),
+		Retry:  maestroclient.RetryOptions{Attempts: c.RetryAttempts},
+		Logger: log.With("component", "maestro"),
+	})
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// newAPI maps the adapter config onto the HyperFleet API client.
+func newAPI(c config.HyperfleetAPIConfig) adapter.API {
+	return hyperfleetapi.New(hyperfleetapi.Options{
+		BaseURL: c.BaseURL, Version: c.Version, Timeout: c.Timeout.D(),
+		RetryAttempts: c.RetryAttempts, RetryBackoff: c.RetryBackoff, TokenPath: c.Auth.TokenPath,
+	})
+}
