@@ -22,8 +22,10 @@
 //     pending included (nothing is written then), and
 //     ErrConsumerNotRegistered when Maestro does not know the consumer.
 //   - Update sends a JSON merge patch from the observed bundle to the
-//     desired one (labels, annotations, spec). A bundle being deleted gives
-//     ErrUnderDeletion, a gone one ErrNotFound. If the bundle changed since
+//     desired one (labels, annotations, spec); an observed bundle without a
+//     generation (not read from Maestro) makes it read the bundle first and
+//     patch from that. A bundle being deleted gives ErrUnderDeletion, a gone
+//     or never created one ErrNotFound. If the bundle changed since
 //     it was observed, Maestro refuses the stale patch: the error wraps
 //     ErrUnavailable (read again, then retry) and is not retried inside.
 //   - Delete returns once Maestro accepted the request. A gone bundle gives

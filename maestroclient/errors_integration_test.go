@@ -57,6 +57,11 @@ func TestErrors(t *testing.T) {
 			_, err := c.Update(t.Context(), consumer, gone, bundle(gone.Name, "v3"))
 			return err
 		}, adapter.ErrNotFound},
+		{"update never created", func() error {
+			missing := bundle(unique("b"), "v1") // no generation: not read from Maestro
+			_, err := c.Update(t.Context(), consumer, missing, missing)
+			return err
+		}, adapter.ErrNotFound},
 		{"delete missing", func() error { return c.Delete(t.Context(), consumer, unique("b")) }, adapter.ErrNotFound},
 	}
 	for _, tt := range tests {

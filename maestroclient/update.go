@@ -19,6 +19,10 @@ import (
 // ErrNotFound when it is gone, and ErrUnavailable wrapping a version
 // conflict when the bundle changed since observed was read: read it again.
 //
+// An observed bundle without metadata.generation was not read from Maestro:
+// Update then reads the current bundle and patches from it, so a bundle that
+// never existed gives ErrNotFound.
+//
 // Right after an update Get still shows the status of the previous
 // generation: compare status.conditions[].observedGeneration with
 // metadata.generation.
@@ -26,12 +30,16 @@ func (c *Client) Update(ctx context.Context, consumer string, observed, desired 
 	if err := checkUpdate(consumer, observed, desired); err != nil {
 		return nil, err
 	}
-	patch, err := grpcsource.ToWorkPatch(observed, desired)
-	if err != nil {
-		return nil, wrapCall("update", consumer, observed.Name, fmt.Errorf("%w: %w", adapter.ErrInvalid, err))
-	}
 	var updated *workv1.ManifestWork
-	err = c.call(ctx, "update", consumer, observed.Name, func(ctx context.Context) error {
+	err := c.call(ctx, "update", consumer, observed.Name, func(ctx context.Context) error {
+		base, err := c.updateBase(ctx, consumer, observed)
+		if err != nil {
+			return err
+		}
+		patch, err := grpcsource.ToWorkPatch(base, desired)
+		if err != nil {
+			return fmt.Errorf("%w: %w", adapter.ErrInvalid, err)
+		}
 		return c.withConsumer(ctx, consumer, func(works workv1client.ManifestWorkInterface) error {
 			var err error
 			updated, err = works.Patch(ctx, observed.Name, types.MergePatchType, patch, metav1.PatchOptions{})
@@ -39,6 +47,22 @@ func (c *Client) Update(ctx context.Context, consumer string, observed, desired 
 		})
 	})
 	return updated, err
+}
+
+// updateBase is the bundle the patch starts from: observed when it was read
+// from Maestro (it has a generation), else the bundle as Maestro holds it now.
+func (c *Client) updateBase(ctx context.Context, consumer string, observed *workv1.ManifestWork) (*workv1.ManifestWork, error) {
+	if observed.Generation != 0 {
+		return observed, nil
+	}
+	current, err := c.get(ctx, consumer, observed.Name)
+	if err != nil {
+		return nil, err
+	}
+	if current.DeletionTimestamp != nil {
+		return nil, underDeletion(current)
+	}
+	return current, nil
 }
 
 func checkUpdate(consumer string, observed, desired *workv1.ManifestWork) error {
@@ -54,8 +78,12 @@ func checkUpdate(consumer string, observed, desired *workv1.ManifestWork) error 
 			fmt.Errorf("%w: desired bundle is named %q", adapter.ErrInvalid, desired.Name))
 	}
 	if observed.DeletionTimestamp != nil {
-		return wrapCall("update", consumer, name, fmt.Errorf("%w: deletion requested at %s",
-			adapter.ErrUnderDeletion, observed.DeletionTimestamp.UTC().Format("2006-01-02T15:04:05Z")))
+		return wrapCall("update", consumer, name, underDeletion(observed))
 	}
 	return nil
+}
+
+func underDeletion(w *workv1.ManifestWork) error {
+	return fmt.Errorf("%w: deletion requested at %s",
+		adapter.ErrUnderDeletion, w.DeletionTimestamp.UTC().Format("2006-01-02T15:04:05Z"))
 }

@@ -74,9 +74,8 @@ type Agent struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	mu       sync.Mutex
-	deleting map[string]bool // uids whose deletion was reported, not yet confirmed
-	released map[string]bool // uids Release was called for
+	mu    sync.Mutex
+	holds map[string]hold // by uid: deletions released, held or being confirmed
 }
 
 // Start connects an agent for opts.Consumer and returns once its informer
@@ -101,7 +100,7 @@ func Start(ctx context.Context, opts Options) (*Agent, error) {
 	}
 	a := &Agent{
 		opts: opts, log: log, works: holder.ManifestWorks(opts.Consumer), store: local, cancel: cancel,
-		done: make(chan struct{}), deleting: map[string]bool{}, released: map[string]bool{},
+		done: make(chan struct{}), holds: map[string]hold{},
 		queue: workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](
 			10*time.Millisecond, time.Second)),
 	}

@@ -11,25 +11,43 @@ import (
 	"open-cluster-management.io/sdk-go/pkg/cloudevents/clients/common"
 )
 
+// hold is where the deletion of one bundle stands on the agent. Its
+// transitions happen under Agent.mu, so a Release racing with the arrival
+// of the deletion is never lost and a deletion is confirmed once.
+type hold int
+
+const (
+	// holdReleased: Release came before the deletion was reported.
+	holdReleased hold = iota + 1
+	// holdHeld: Deleting was reported; the confirmation waits.
+	holdHeld
+	// holdConfirming: the confirmation is being published.
+	holdConfirming
+)
+
 // onDelete reports Deleting once per bundle, then confirms the deletion as
-// the DeleteMode says. On the agent side a bundle is named by its uid.
+// the DeleteMode says, or at once when Release came first. On the agent side
+// a bundle is named by its uid.
 func (a *Agent) onDelete(ctx context.Context, w *workv1.ManifestWork) error {
 	id := w.Name
 	a.mu.Lock()
-	seen, released := a.deleting[id], a.released[id]
+	state := a.holds[id]
 	a.mu.Unlock()
-	if seen {
+	if state == holdHeld || state == holdConfirming {
 		return nil
 	}
 	if err := a.reportDeleting(ctx, w); err != nil {
 		return err
 	}
+	// Hold the deletion and read whether Release came meanwhile in one step:
+	// Release checks for the hold under the same lock.
 	a.mu.Lock()
-	a.deleting[id] = true
+	released := a.holds[id] == holdReleased
+	a.holds[id] = holdHeld
 	a.mu.Unlock()
 	switch {
 	case a.opts.Delete == DeleteAtOnce, released:
-		return a.confirm(ctx, id)
+		a.confirmAndLog(ctx, id)
 	case a.opts.Delete == DeleteAfterDelay:
 		time.AfterFunc(a.opts.DeleteDelay, func() { a.confirmAndLog(ctx, id) })
 	}
@@ -39,13 +57,16 @@ func (a *Agent) onDelete(ctx context.Context, w *workv1.ManifestWork) error {
 // Release confirms the held deletion of a bundle now, or as soon as it
 // arrives if it has not yet. uid is the bundle's metadata.uid as the source
 // reads it: Maestro names the agent's copy of a bundle by that id, not by the
-// source's name.
+// source's name. Releasing a deletion already being confirmed does nothing;
+// releasing one whose confirmation failed tries it again.
 func (a *Agent) Release(ctx context.Context, uid string) {
 	a.mu.Lock()
-	a.released[uid] = true
-	seen := a.deleting[uid]
+	state := a.holds[uid]
+	if state == 0 {
+		a.holds[uid] = holdReleased
+	}
 	a.mu.Unlock()
-	if seen {
+	if state == holdHeld {
 		a.confirmAndLog(ctx, uid)
 	}
 }
@@ -62,6 +83,8 @@ func (a *Agent) reportDeleting(ctx context.Context, w *workv1.ManifestWork) erro
 	return nil
 }
 
+// confirmAndLog confirms a held deletion; a failure is logged at Error level
+// and leaves the deletion held, for a later Release to try again.
 func (a *Agent) confirmAndLog(ctx context.Context, id string) {
 	if err := a.confirm(ctx, id); err != nil {
 		a.log.Error("confirm deletion", "name", id, "error", err)
@@ -72,27 +95,48 @@ func (a *Agent) confirmAndLog(ctx context.Context, id string) {
 // the agent's cache at once, as a real agent does. The finalizer stays on
 // until then: sdk-go's periodic clean-up would otherwise publish a second
 // Deleted status, and Maestro deletes whatever bundle holds the id by then,
-// a re-created one included.
+// a re-created one included. For the same reason confirm publishes only for
+// a held deletion, once.
 func (a *Agent) confirm(ctx context.Context, id string) error {
-	cur, err := a.works.Get(ctx, id, metav1.GetOptions{})
-	if err != nil {
-		return err
+	if !a.transition(id, holdHeld, holdConfirming) {
+		return nil // confirmed or being confirmed already
 	}
+	cur, err := a.works.Get(ctx, id, metav1.GetOptions{})
+	if err == nil {
+		err = a.publishDeleted(ctx, cur)
+	}
+	if err != nil {
+		a.transition(id, holdConfirming, holdHeld)
+		return fmt.Errorf("confirm deletion: %w", err)
+	}
+	err = a.store.Delete(cur)
+	a.mu.Lock()
+	delete(a.holds, id)
+	a.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("drop deleted bundle from cache: %w", err)
+	}
+	a.log.Debug("confirmed deletion", "name", id)
+	return nil
+}
+
+func (a *Agent) publishDeleted(ctx context.Context, cur *workv1.ManifestWork) error {
 	conditions := append([]metav1.Condition(nil), cur.Status.Conditions...)
 	meta.SetStatusCondition(&conditions, metav1.Condition{
 		Type: common.ResourceDeleted, Status: metav1.ConditionTrue, Reason: "ManifestsDeleted",
 		Message: "simulated agent deleted the manifests", ObservedGeneration: cur.Generation,
 	})
-	if err := a.patchStatus(ctx, id, map[string]any{"status": map[string]any{"conditions": conditions}}); err != nil {
-		return fmt.Errorf("confirm deletion: %w", err)
-	}
+	return a.patchStatus(ctx, cur.Name, map[string]any{"status": map[string]any{"conditions": conditions}})
+}
+
+// transition moves the deletion of id from one state to another and reports
+// whether it was in from.
+func (a *Agent) transition(id string, from, to hold) bool {
 	a.mu.Lock()
-	delete(a.deleting, id)
-	delete(a.released, id)
-	a.mu.Unlock()
-	if err := a.store.Delete(cur); err != nil {
-		return fmt.Errorf("drop deleted bundle from cache: %w", err)
+	defer a.mu.Unlock()
+	if a.holds[id] != from {
+		return false
 	}
-	a.log.Debug("confirmed deletion", "name", id)
-	return nil
+	a.holds[id] = to
+	return true
 }

@@ -236,7 +236,11 @@ func createWhileDeleting(t *testing.T, h Harness) {
 
 	h.Confirm(t, c, name)
 	eventuallyNotFound(t, ctx, h, c, name)
-	mustCreate(t, ctx, h, c, Work(name, "two"))
+	// Not mustCreate: the cleanup it registered for the old work covers the
+	// new one, and a second cleanup of the name would race with the first.
+	if _, err := h.Maestro().Create(ctx, c, Work(name, "two")); err != nil {
+		t.Fatalf("Create after the confirmed deletion: %v", err)
+	}
 	fresh := eventuallyGet(t, ctx, h, c, name, "the re-created work", func(w *workv1.ManifestWork) bool {
 		return w.Labels[LabelKey] == "two"
 	})
@@ -313,7 +317,8 @@ func wantErr(t *testing.T, what string, err, want error) {
 }
 
 // mustCreate creates w and registers a cleanup that deletes it and confirms
-// the deletion, whatever the scenario left.
+// the deletion, whatever the scenario left. Call it once per work name: two
+// cleanups of one name race, the second confirming what the first removed.
 func mustCreate(t *testing.T, ctx context.Context, h Harness, consumer string, w *workv1.ManifestWork) *workv1.ManifestWork {
 	t.Helper()
 	created, err := h.Maestro().Create(ctx, consumer, w)
