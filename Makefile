@@ -19,7 +19,7 @@ unit: ## unit tests only, no servers
 	SKIP_INTEGRATION=1 hack/test.sh
 
 e2e: build ## end-to-end tests on the real local stack
-	$(GO) test -race -count=1 -tags e2e ./e2e/...
+	hack/e2e.sh
 
 bench: ## Go benchmarks (and the load harness once it exists)
 	$(GO) test -run '^$$' -bench . -benchmem ./bundles/... ./adapter/...

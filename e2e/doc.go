@@ -1,0 +1,7 @@
+// Package e2e drives the built bundle-adapter binary against the real local
+// stack: Maestro on PostgreSQL, a real Maestro agent on a real
+// kube-apiserver, RabbitMQ (and Pub/Sub on pstest), and a recording
+// HyperFleet API served by the test. Run it with `make e2e`, which brings the
+// stack up with hack/stack.sh; the tests skip when the stack's environment
+// (E2E_STACK=1 with MAESTRO_REST_URL, MAESTRO_GRPC_ADDR, KUBECONFIG) is absent.
+package e2e

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# hack/e2e.sh is `make e2e`: it brings the real stack up (Maestro on
+# PostgreSQL, etcd + kube-apiserver + kube-controller-manager, one real
+# Maestro agent for the e2e consumer), runs the end-to-end tests against it
+# with RabbitMQ, and takes the stack down again (KEEP_STACK=1 keeps it).
+# Binaries are built once and cached by version (see hack/README.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CONSUMER=${E2E_CONSUMER:-e2e-cluster}
+start=$SECONDS
+MAESTRO_FRESH=${MAESTRO_FRESH:-1} hack/stack.sh up "${CONSUMER}" >/dev/null
+eval "$(hack/stack.sh env)"
+export E2E_CONSUMER=${CONSUMER} E2E_STACK=1
+echo "e2e.sh: stack up in $((SECONDS - start))s"
+if [[ "${KEEP_STACK:-0}" != 1 ]]; then
+	trap 'hack/stack.sh down >/dev/null 2>&1 || true' EXIT
+fi
+# shellcheck disable=SC2086
+go test -race -count=1 -timeout 30m ${E2E_FLAGS:-} ./e2e/...
