@@ -19,7 +19,8 @@ func compileResource(l *errorList, env *CELEnv, dir string, r *Resource, path st
 		nested.check(p, r.NestedDiscoveries[i].Name)
 		compileDiscovery(l, &r.NestedDiscoveries[i].Discovery, p+".discovery")
 	}
-	if r.WorkName() == nil && r.Manifest != nil && r.Manifest.Compiled != nil {
+	r.workName = r.findWorkName()
+	if r.workName == nil && r.Manifest != nil && r.Manifest.Compiled != nil {
 		l.add(path, "the bundle needs a name: set discovery.by_name or metadata.name in the manifest")
 	}
 	if r.Lifecycle != nil {
@@ -165,7 +166,9 @@ func compileRule(l *errorList, env *CELEnv, rule *LifecycleRule, path string) {
 
 // WorkName is the template naming the bundle in Maestro: discovery.by_name,
 // else the manifest's metadata.name. Nil when neither is set.
-func (r *Resource) WorkName() *Template {
+func (r *Resource) WorkName() *Template { return r.workName }
+
+func (r *Resource) findWorkName() *Template {
 	if r.Discovery != nil && r.Discovery.ByName.T != nil {
 		return r.Discovery.ByName.T
 	}

@@ -138,6 +138,8 @@ type Resource struct {
 	// holding a Namespace or CustomResourceDefinition: recreating such a
 	// bundle deletes everything inside it.
 	AllowDestructiveRecreate bool `yaml:"allow_destructive_recreate"`
+
+	workName *Template // compiled at load; see WorkName
 }
 
 // Transport says how the bundle is delivered; only "maestro" is supported.
