@@ -234,3 +234,22 @@ func TestUnreadableAndEmptyFiles(t *testing.T) {
 		}
 	}
 }
+
+// A config in HyperFleet's older spelling loads unchanged.
+func TestHyperFleetSpellingLoadsUnchanged(t *testing.T) {
+	task, err := LoadTaskConfig("testdata/hyperfleet/task-config.yaml")
+	if err != nil {
+		t.Fatalf("must load unchanged:\n%v", err)
+	}
+	r := task.Resources[0]
+	if r.Transport.Maestro.TargetCluster.Src != "{{ .placementClusterName }}" || r.Discovery.BySelectors == nil ||
+		r.NestedDiscoveries[0].Name != "namespace0" || r.Lifecycle.Delete.PropagationPolicy != "Background" {
+		t.Errorf("camelCase keys not decoded: %+v", r)
+	}
+	if got := task.Post.PostActions[0].APICall.Headers[0].Name; got != "Content-Type" {
+		t.Errorf("postActions headers: %q", got)
+	}
+	if r.WorkName() == nil || r.WorkName().Source() != "mw-{{ .clusterId }}" {
+		t.Errorf("bundle name must come from the manifest's metadata.name without by_name")
+	}
+}
