@@ -49,7 +49,7 @@ func newAdapterDir(t *testing.T, st *stack, api *hyperfleetAPI, topic, brokerYAM
 	t.Helper()
 	dir := t.TempDir()
 	copyTree(t, "../config/examples/onprem", dir, "task-config.yaml", "bundles")
-	adapterCfg := fmt.Sprintf(`adapter: {name: e2e-bundles, version: "0.1.0"}
+	adapterCfg := fmt.Sprintf(`adapter: {name: %q, version: "0.1.0"}
 log: {level: debug, format: json}
 clients:
   hyperfleet_api: {base_url: %q, version: v1, timeout: 5s, retry_attempts: 2}
@@ -60,7 +60,7 @@ clients:
     source_id: %q
     insecure: true
     timeout: 10s
-`, api.srv.URL, topic, st.grpcAddr, st.restURL, "e2e-"+topic)
+`, adapterName(topic), api.srv.URL, topic, st.grpcAddr, st.restURL, "e2e-"+topic)
 	writeFile(t, filepath.Join(dir, "adapter-config.yaml"), adapterCfg)
 	writeFile(t, filepath.Join(dir, "broker.yaml"), brokerYAML)
 	return dir
@@ -70,7 +70,7 @@ func rabbitBroker(st *stack, topic string) string {
 	return fmt.Sprintf(`broker:
   type: rabbitmq
   rabbitmq: {url: %q, exchange: %q, exchange_type: topic, prefetch_count: 10}
-  delivery: {max_deliveries: 20, min_backoff: 1s, max_backoff: 4s}
+  delivery: {max_deliveries: 30, min_backoff: 1s, max_backoff: 10s}
 subscriber: {parallelism: 4, shutdown_timeout: 20s}
 `, st.rabbitURL, topic)
 }
@@ -267,3 +267,6 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func() er
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// adapterName is the adapter (and RabbitMQ connection) name of a test.
+func adapterName(topic string) string { return "adapter-" + topic }

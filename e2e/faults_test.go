@@ -54,7 +54,7 @@ func TestMaestroRestartDuringRecreation(t *testing.T) {
 	e := startEnv(t)
 	kc := kubeClient(t, e.st)
 	c := newCluster(t, e.st, e.api, e.topic)
-	c.reconcileUntil(90*time.Second, "Applied True", wantConditions("Applied=True/BundlesApplied"))
+	c.reconcileUntil(90*time.Second, "Available True", wantConditions("Available=True/BundlesAvailable"))
 	oldUID, _, _, err := jobState(kc, c.jobName())
 	if err != nil {
 		t.Fatal(err)
