@@ -129,7 +129,7 @@ func TestAdapterKilledMidEventIsRedelivered(t *testing.T) {
 	if got := e.proc.metric("bundle_adapter_maestro_requests_total", `verb="create"`); got != 0 {
 		t.Errorf("the redelivered event created %v bundles: the killed adapter had created them already", got)
 	}
-	c.reconcileUntil(60*time.Second, "Applied True", wantConditions("Applied=True/BundlesApplied"))
+	c.reconcileUntil(60*time.Second, "Available True", wantConditions("Applied=True/BundlesApplied", "Available=True/BundlesAvailable"))
 	if n, err := jobCount(kc, c.id); err != nil || n != 1 {
 		t.Errorf("%d Jobs for the cluster (%v), want exactly 1", n, err)
 	}

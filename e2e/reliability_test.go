@@ -202,16 +202,28 @@ func TestTwoReplicasConverge(t *testing.T) {
 	for _, id := range ids {
 		api.setCluster(id, 2, nil)
 	}
-	// Like Sentinel, resend every cluster's event about every 10 s: a
-	// recreation continues only on the next event after Maestro's 404, which
-	// comes when the agent's deletion (foreground, backing off) is done.
-	for round := 0; round < eventsEach-1; round++ {
-		for _, id := range ids {
-			send(id, 2)
+	// Like Sentinel, resend the event of every cluster not yet reconciled
+	// about every 10 s: a recreation continues only on the next event after
+	// Maestro's 404, which comes when the agent's deletion (foreground, on
+	// its own backoff) is done. At least 10 events per cluster, at most 30.
+	sent := 0
+	for round := 0; round < 30; round++ {
+		pending := notApplied(api, ids, 2)
+		if round >= eventsEach-1 && len(pending) == 0 {
+			break
 		}
-		time.Sleep(12 * time.Second)
+		targets := ids
+		if round >= eventsEach-1 {
+			targets = pending
+		}
+		for _, id := range targets {
+			send(id, 2)
+			sent++
+		}
+		time.Sleep(10 * time.Second)
 	}
-	waitApplied(t, api, ids, 2, 120*time.Second)
+	t.Logf("%d generation-2 events sent", sent)
+	waitApplied(t, api, ids, 2, 30*time.Second)
 	deletes := a.metric("bundle_adapter_maestro_requests_total", `verb="delete"`) + b.metric("bundle_adapter_maestro_requests_total", `verb="delete"`) - deletesBefore
 	if deletes != clusters {
 		t.Errorf("%v deletes for %d recreations, want exactly one each", deletes, clusters)
@@ -234,18 +246,23 @@ func TestTwoReplicasConverge(t *testing.T) {
 func waitApplied(t *testing.T, api *hyperfleetAPI, ids []string, gen int, timeout time.Duration) {
 	t.Helper()
 	eventually(t, timeout, fmt.Sprintf("all clusters applied at generation %d", gen), func() error {
-		missing := 0
-		for _, id := range ids {
-			s := api.lastStatus(id)
-			if s == nil || condition(s, "Applied") != "True/BundlesApplied" || fmt.Sprint(s["observed_generation"]) != fmt.Sprint(gen) {
-				missing++
-			}
-		}
-		if missing > 0 {
-			return fmt.Errorf("%d of %d clusters not applied yet", missing, len(ids))
+		if missing := notApplied(api, ids, gen); len(missing) > 0 {
+			return fmt.Errorf("%d of %d clusters not applied yet", len(missing), len(ids))
 		}
 		return nil
 	})
+}
+
+// notApplied lists the clusters whose last status is not Applied True at gen.
+func notApplied(api *hyperfleetAPI, ids []string, gen int) []string {
+	var out []string
+	for _, id := range ids {
+		s := api.lastStatus(id)
+		if s == nil || condition(s, "Applied") != "True/BundlesApplied" || fmt.Sprint(s["observed_generation"]) != fmt.Sprint(gen) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 func queueEmpty(queue string) error {
