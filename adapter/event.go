@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"math"
 
 	cloudevents "github.com/cloudevents/sdk-go/v2/event"
 )
@@ -65,7 +67,14 @@ func decodeData(raw []byte) (map[string]any, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("data is not JSON: %v", err)
 	}
-	m, ok := normalizeJSON(v).(map[string]any)
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("data is not JSON: more than one JSON value (trailing content after offset %d)", dec.InputOffset())
+	}
+	n, err := normalizeJSON(v)
+	if err != nil {
+		return nil, fmt.Errorf("data is not JSON: %v", err)
+	}
+	m, ok := n.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("data must be a JSON object")
 	}
@@ -73,26 +82,39 @@ func decodeData(raw []byte) (map[string]any, error) {
 }
 
 // normalizeJSON turns json.Number into int64 when whole, float64 otherwise.
-func normalizeJSON(v any) any {
+// A number out of float64's range is an error: it would be an infinity that
+// no template, CEL expression or JSON encoder can use.
+func normalizeJSON(v any) (any, error) {
 	switch x := v.(type) {
 	case json.Number:
 		if i, err := x.Int64(); err == nil {
-			return i
+			return i, nil
 		}
-		f, _ := x.Float64()
-		return f
+		f, err := x.Float64()
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			return nil, fmt.Errorf("number %.40s is out of range", x)
+		}
+		return f, nil
 	case map[string]any:
 		for k, e := range x {
-			x[k] = normalizeJSON(e)
+			n, err := normalizeJSON(e)
+			if err != nil {
+				return nil, err
+			}
+			x[k] = n
 		}
-		return x
+		return x, nil
 	case []any:
 		for i, e := range x {
-			x[i] = normalizeJSON(e)
+			n, err := normalizeJSON(e)
+			if err != nil {
+				return nil, err
+			}
+			x[i] = n
 		}
-		return x
+		return x, nil
 	default:
-		return v
+		return v, nil
 	}
 }
 
@@ -104,5 +126,5 @@ func decodeJSON(raw []byte) (any, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	return normalizeJSON(v), nil
+	return normalizeJSON(v)
 }

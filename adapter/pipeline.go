@@ -23,7 +23,20 @@ type Options struct {
 	LookupEnv func(string) (string, bool)
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+	// CELTimeout bounds every CEL evaluation of an event (params,
+	// preconditions, captures, lifecycle rules, post payloads and
+	// conditions), each on its own; zero means DefaultCELTimeout. CEL
+	// checks it every 100 comprehension iterations; a single costly call
+	// outside a loop is caught by config.CELCostLimit instead. An
+	// evaluation past either limit fails with an error naming the limit and
+	// the expression's YAML path, reported like any CEL error (Health
+	// False, the event redelivered).
+	CELTimeout time.Duration
 }
+
+// DefaultCELTimeout is the CEL evaluation timeout when Options.CELTimeout
+// is zero.
+const DefaultCELTimeout = 100 * time.Millisecond
 
 // Pipeline runs the task config for one event at a time per resource key;
 // Run is safe for concurrent use on different events.
@@ -35,6 +48,8 @@ type Pipeline struct {
 	clock   func() time.Time
 	env     func(string) (string, bool)
 	log     *slog.Logger
+
+	celTimeout time.Duration
 }
 
 // New checks the options and returns a pipeline.
@@ -43,7 +58,7 @@ func New(o Options) (*Pipeline, error) {
 		return nil, errors.New("adapter: Options.Task, Maestro and API are required")
 	}
 	p := &Pipeline{task: o.Task, info: o.Adapter, maestro: o.Maestro, api: o.API,
-		clock: o.Clock, env: o.LookupEnv, log: o.Logger}
+		clock: o.Clock, env: o.LookupEnv, log: o.Logger, celTimeout: o.CELTimeout}
 	if p.clock == nil {
 		p.clock = time.Now
 	}
@@ -52,6 +67,9 @@ func New(o Options) (*Pipeline, error) {
 	}
 	if p.log == nil {
 		p.log = slog.Default()
+	}
+	if p.celTimeout <= 0 {
+		p.celTimeout = DefaultCELTimeout
 	}
 	return p, nil
 }

@@ -71,9 +71,9 @@ func (r *run) capture(ctx context.Context, pc *config.Precondition, resp any) er
 			r.bind(c.Name, lookupPath(resp, strings.TrimPrefix(c.Field, ".")))
 			continue
 		}
-		val, _, err := c.Expression.Program.ContextEval(ctx, respVars)
+		val, err := r.evalCEL(ctx, c.Expression, respVars)
 		if err != nil {
-			return &celError{path: c.Expression.Path, err: err}
+			return err
 		}
 		v, err := celToGo(val)
 		if err != nil {

@@ -2,11 +2,13 @@ package adapter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
 
 	"github.com/bundle-adapter/bundle-adapter/config"
@@ -91,20 +93,46 @@ type celError struct {
 func (e *celError) Error() string { return fmt.Sprintf("CEL %s: %v", e.path, e.err) }
 func (e *celError) Unwrap() error { return e.err }
 
+// errCELTimeout is the cause of the context of a CEL evaluation that ran
+// past its timeout.
+var errCELTimeout = errors.New("CEL evaluation timeout")
+
+// evalCEL evaluates a compiled expression against vars (an activation or a
+// map), bounded by the pipeline's CEL timeout and config.CELCostLimit. An
+// evaluation stopped by either limit fails with an error saying which limit
+// and its value; every failure is a *celError naming the expression's YAML
+// path.
+func (r *run) evalCEL(ctx context.Context, e *config.Expr, vars any) (ref.Val, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, r.p.celTimeout, errCELTimeout)
+	defer cancel()
+	val, _, err := e.Program.ContextEval(ctx, vars)
+	if err != nil {
+		var cancelled interpreter.EvalCancelledError
+		switch {
+		case errors.Is(err, errCELTimeout):
+			err = fmt.Errorf("evaluation exceeded the CEL timeout of %v and was stopped", r.p.celTimeout)
+		case errors.As(err, &cancelled) && cancelled.Cause == interpreter.CostLimitExceeded:
+			err = fmt.Errorf("evaluation exceeded the CEL cost limit of %d and was stopped", config.CELCostLimit)
+		}
+		return nil, &celError{path: e.Path, err: err}
+	}
+	return val, nil
+}
+
 // eval evaluates a compiled expression against the event's variables.
 func (r *run) eval(ctx context.Context, e *config.Expr) (any, error) {
-	val, _, err := e.Program.ContextEval(ctx, r.activation)
+	val, err := r.evalCEL(ctx, e, r.activation)
 	if err != nil {
-		return nil, &celError{path: e.Path, err: err}
+		return nil, err
 	}
 	return celToGo(val)
 }
 
 // evalRule evaluates a rule that must yield a bool.
 func (r *run) evalRule(ctx context.Context, e *config.Expr, what string) (bool, error) {
-	val, _, err := e.Program.ContextEval(ctx, r.activation)
+	val, err := r.evalCEL(ctx, e, r.activation)
 	if err != nil {
-		return false, &celError{path: e.Path, err: err}
+		return false, err
 	}
 	b, ok := val.(types.Bool)
 	if !ok {

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -23,7 +24,9 @@ import (
 //     encode identically: integral values below 1e21 as plain integers,
 //     others in the shortest form that reads back exactly (the format of
 //     encoding/json: exponent form below 1e-6 and from 1e21); NaN and
-//     infinities are errors.
+//     infinities are errors. A json.Number whose value is an integer that
+//     fits int64 or uint64 prints exactly, however it is spelled; other
+//     json.Numbers are rounded to float64 first.
 //
 // It accepts map[string]any, []any, string, bool, nil, every Go int, uint
 // and float kind and json.Number, as well as maps with string keys, slices,
@@ -204,7 +207,9 @@ func (e *canonEncoder) float(f float64, bits int) error {
 }
 
 // number normalizes a json.Number: integers that fit 64 bits print exactly,
-// everything else goes through float64 like any other JSON number.
+// whatever their spelling (9007199254740993, 9007199254740993.0 and
+// 9007199254740993000e-3 alike), everything else goes through float64 like
+// any other JSON number.
 func (e *canonEncoder) number(n json.Number) error {
 	s := string(n)
 	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
@@ -215,11 +220,75 @@ func (e *canonEncoder) number(n json.Number) error {
 		e.buf = strconv.AppendUint(e.buf, u, 10)
 		return nil
 	}
+	if plain, ok := canonIntegerSpelling(s); ok {
+		if i, err := strconv.ParseInt(plain, 10, 64); err == nil {
+			e.buf = strconv.AppendInt(e.buf, i, 10)
+			return nil
+		}
+		if u, err := strconv.ParseUint(plain, 10, 64); err == nil {
+			e.buf = strconv.AppendUint(e.buf, u, 10)
+			return nil
+		}
+	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		return fmt.Errorf("invalid number %q", s)
 	}
 	return e.float(f, 64)
+}
+
+// canonIntegerSpelling returns the plain integer spelling ("-123") of a
+// JSON number written with a fraction or an exponent ("-1.23e2",
+// "-123.000") whose value is an integer of at most 20 digits; ok is false
+// for any other value or for text that is not a JSON number.
+func canonIntegerSpelling(s string) (plain string, ok bool) {
+	sign := ""
+	if rest, neg := strings.CutPrefix(s, "-"); neg {
+		sign, s = "-", rest
+	}
+	mant, expText, hasExp := strings.Cut(s, "e")
+	if !hasExp {
+		mant, expText, hasExp = strings.Cut(s, "E")
+	}
+	var exp int64
+	if hasExp {
+		digits := strings.TrimLeft(expText, "+-")
+		if !canonDigits(digits) || len(expText)-len(digits) > 1 {
+			return "", false
+		}
+		var err error
+		if exp, err = strconv.ParseInt(expText, 10, 64); err != nil || exp > 1<<40 || exp < -(1<<40) {
+			return "", false
+		}
+	}
+	intPart, frac, hasFrac := strings.Cut(mant, ".")
+	if !canonDigits(intPart) || hasFrac && !canonDigits(frac) || len(intPart) > 1 && intPart[0] == '0' {
+		return "", false
+	}
+	digits := strings.TrimLeft(intPart+frac, "0")
+	exp -= int64(len(frac))
+	trimmed := strings.TrimRight(digits, "0")
+	exp += int64(len(digits) - len(trimmed))
+	switch {
+	case trimmed == "":
+		return "0", true
+	case exp < 0 || int64(len(trimmed))+exp > 20:
+		return "", false
+	}
+	return sign + trimmed + strings.Repeat("0", int(exp)), true
+}
+
+// canonDigits reports whether s is one or more ASCII digits.
+func canonDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 const canonHex = "0123456789abcdef"

@@ -17,7 +17,8 @@ import (
 
 // CEL limits. An expression whose evaluation exceeds CELCostLimit fails with
 // a clear error instead of burning CPU; evaluation also stops when the
-// context given to ContextEval is done.
+// context given to ContextEval is done (the pipeline bounds every
+// evaluation with adapter.DefaultCELTimeout, or Options.CELTimeout).
 const (
 	CELCostLimit              = 1_000_000
 	celInterruptCheckInterval = 100

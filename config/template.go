@@ -2,6 +2,9 @@ package config
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"text/template"
@@ -72,13 +75,35 @@ func (t *Template) Execute(data map[string]any, now time.Time) (string, error) {
 			tmplBufPool.Put(buf)
 		}
 	}()
-	if err := t.execute(buf, data, now); err != nil {
+	if err := t.execute(&tmplLimitWriter{buf: buf}, data, now); err != nil {
+		if errors.Is(err, errTemplateTooLarge) {
+			return "", fmt.Errorf("template: %s: %w", t.name, err)
+		}
 		return "", err
 	}
 	return buf.String(), nil
 }
 
-func (t *Template) execute(buf *bytes.Buffer, data map[string]any, now time.Time) error {
+// MaxTemplateOutputBytes bounds what one template execution may write: a
+// template that would write more ({{ range 100000000 }}...{{ end }}) fails
+// with an error naming the limit instead of exhausting memory. Anything that
+// large could never be sent anyway (bundles.MaxBundleBytes is 500 KiB).
+const MaxTemplateOutputBytes = 4 << 20
+
+// errTemplateTooLarge stops a template execution at MaxTemplateOutputBytes.
+var errTemplateTooLarge = fmt.Errorf("output exceeds the template output limit of %d bytes", MaxTemplateOutputBytes)
+
+// tmplLimitWriter writes to buf until MaxTemplateOutputBytes.
+type tmplLimitWriter struct{ buf *bytes.Buffer }
+
+func (w *tmplLimitWriter) Write(p []byte) (int, error) {
+	if w.buf.Len()+len(p) > MaxTemplateOutputBytes {
+		return 0, errTemplateTooLarge
+	}
+	return w.buf.Write(p)
+}
+
+func (t *Template) execute(buf io.Writer, data map[string]any, now time.Time) error {
 	if !t.usesNow {
 		return t.tmpl.Execute(buf, data)
 	}

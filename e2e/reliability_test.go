@@ -278,4 +278,3 @@ func queueEmpty(queue string) error {
 	}
 	return nil
 }
-

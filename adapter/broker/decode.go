@@ -12,6 +12,13 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/adapter"
 )
 
+// MaxEventBytes is the event size limit: a message whose body is larger is
+// not decoded at all but dead-lettered as malformed, with a reason naming
+// its size. Reconcile events are small (ids, a kind, a generation); 1 MiB
+// leaves room for any sane event while bounding the memory and CPU one
+// message can cost.
+const MaxEventBytes = 1 << 20
+
 // Decode turns a broker message into an event. It accepts both CloudEvents
 // content modes:
 //
@@ -25,17 +32,20 @@ import (
 //   - structured mode otherwise: the body is the whole CloudEvent JSON, as
 //     HyperFleet's Sentinel publishes it.
 //
-// The data must be a JSON object. Every failure is an
-// *adapter.InvalidEventError whose reason names the broker message id and
-// what is wrong: such a message can never be processed and is dead-lettered
-// at once, never retried.
+// The body may hold at most MaxEventBytes and the data must be a JSON
+// object. Every failure is an *adapter.InvalidEventError whose reason names
+// the broker message id and what is wrong: such a message can never be
+// processed and is dead-lettered at once, never retried.
 func Decode(m Message) (adapter.Event, error) {
 	attrs := ceAttributes(m.Attributes())
 	var (
 		ev  adapter.Event
 		err error
 	)
-	if attrs.binary() {
+	if n := len(m.Body()); n > MaxEventBytes {
+		err = &adapter.InvalidEventError{EventID: attrs["id"], Reason: fmt.Sprintf(
+			"body is %d bytes, over the event size limit of %d bytes (broker.MaxEventBytes)", n, MaxEventBytes)}
+	} else if attrs.binary() {
 		ev, err = decodeBinary(attrs, m.Body())
 	} else {
 		ev, err = decodeStructured(m.Body())

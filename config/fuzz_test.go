@@ -1,0 +1,116 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// fuzzSeeds adds every file matching the patterns as a seed.
+func fuzzSeeds(f *testing.F, patterns ...string) {
+	f.Helper()
+	for _, pattern := range patterns {
+		files, err := filepath.Glob(pattern)
+		if err != nil || len(files) == 0 {
+			f.Fatalf("no seed files match %s (%v)", pattern, err)
+		}
+		for _, file := range files {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b)
+		}
+	}
+}
+
+// fuzzBundleDir is a folder holding the manifest files the seed task
+// configs refer to (bundles/*.yaml), so fuzzed configs get past the refs
+// and into compilation.
+func fuzzBundleDir(f *testing.F) string {
+	f.Helper()
+	dir := f.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "bundles"), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	for _, src := range []string{"examples/onprem/bundles", "examples/gcp/bundles", "testdata/broken/bundles", "../adapter/testdata/bundles"} {
+		files, _ := filepath.Glob(filepath.Join(src, "*.yaml"))
+		for _, file := range files {
+			dst := filepath.Join(dir, "bundles", filepath.Base(file))
+			if _, err := os.Stat(dst); err == nil {
+				continue
+			}
+			b, err := os.ReadFile(file)
+			if err != nil {
+				f.Fatal(err)
+			}
+			if err := os.WriteFile(dst, b, 0o644); err != nil {
+				f.Fatal(err)
+			}
+		}
+	}
+	return dir
+}
+
+// checkLoadError: a load either succeeds or fails with Errors, every entry
+// naming the file it was about.
+func checkLoadError(t *testing.T, path string, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	var es Errors
+	if !errors.As(err, &es) {
+		t.Fatalf("error %v is a %T, want config.Errors", err, err)
+	}
+	if len(es) == 0 {
+		t.Fatal("load failed with an empty Errors")
+	}
+	for _, e := range es {
+		if e.File != path {
+			t.Fatalf("error %q names file %q, want %q", e.Error(), e.File, path)
+		}
+		if e.Msg == "" {
+			t.Fatalf("error without a message: %#v", e)
+		}
+	}
+}
+
+// FuzzLoadTaskConfig: whatever the bytes of a task config, LoadTaskConfig
+// never panics; it succeeds with a config or fails with config.Errors whose
+// every entry names the file.
+//
+// Seeds: testdata/fuzz/FuzzLoadTaskConfig (regressions included), the
+// examples, the broken fixtures and the adapter tests' task configs.
+func FuzzLoadTaskConfig(f *testing.F) {
+	fuzzSeeds(f, "examples/*/task-config.yaml", "testdata/broken/*.yaml", "../adapter/testdata/*.yaml")
+	dir := fuzzBundleDir(f)
+	path := filepath.Join(dir, "task-config.yaml")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := LoadTaskConfig(path)
+		checkLoadError(t, path, err)
+		if err == nil && cfg == nil {
+			t.Fatal("LoadTaskConfig returned neither a config nor an error")
+		}
+	})
+}
+
+// FuzzLoadAdapterConfig: the same for the adapter config.
+func FuzzLoadAdapterConfig(f *testing.F) {
+	fuzzSeeds(f, "examples/*/adapter-config.yaml", "testdata/adapter/*.yaml")
+	path := filepath.Join(f.TempDir(), "adapter-config.yaml")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := LoadAdapterConfig(path, nil)
+		checkLoadError(t, path, err)
+		if err == nil && cfg == nil {
+			t.Fatal("LoadAdapterConfig returned neither a config nor an error")
+		}
+	})
+}
