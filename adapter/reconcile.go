@@ -56,6 +56,11 @@ func (r *run) reconcile(ctx context.Context, b *bundle) {
 			r.create(ctx, b, OpRecreate)
 		}
 	}
+	if !b.rendered && d.op != OpDelete {
+		// Report the desired fingerprint while a recreation is pending too;
+		// a render failure changes nothing here (nothing is written).
+		_, _ = r.render(b)
+	}
 	r.logOutcome(ctx, b)
 }
 

@@ -194,3 +194,17 @@ func TestTemplateChangeSameGenerationUpdates(t *testing.T) {
 	}
 	wantCalls(t, h.calls(), "get x-config", "get x-job", "update x-config")
 }
+
+// The desired fingerprint is reported while a recreation is pending, although
+// nothing is rendered for a write then.
+func TestPendingRecreationReportsDesiredFingerprint(t *testing.T) {
+	h := newHarness(t, "")
+	h.event(nil)
+	gen2 := map[string]any{"generation": int64(2), "recreate": true}
+	first := outcome(t, h.event(gen2), "job")
+	again := outcome(t, h.event(gen2), "job")
+	wantOutcome(t, again, adapter.OpRecreate, adapter.StatePending, adapter.ReasonRecreationPending)
+	if again.Fingerprint == "" || again.Fingerprint != first.Fingerprint {
+		t.Errorf("fingerprint while pending = %q, want the desired one %q", again.Fingerprint, first.Fingerprint)
+	}
+}
