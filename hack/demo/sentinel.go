@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter/broker/rabbitmq"
+)
+
+// sentinel publishes a reconcile event for the sample cluster every
+// interval, as HyperFleet's Sentinel does while a resource is not
+// reconciled, with the generation the API currently holds.
+type sentinel struct {
+	pub       *rabbitmq.Publisher
+	api       *fakeAPI
+	exchange  string
+	interval  time.Duration
+	published chan published
+	stop      context.CancelFunc
+	done      chan struct{}
+}
+
+// published is one event sent (or not).
+type published struct {
+	id         string
+	generation int
+	err        error
+}
+
+func newSentinel(rabbitURL, exchange string, api *fakeAPI, interval time.Duration) (*sentinel, error) {
+	pub, err := rabbitmq.NewPublisher(rabbitURL)
+	if err != nil {
+		return nil, err
+	}
+	return &sentinel{pub: pub, api: api, exchange: exchange, interval: interval,
+		published: make(chan published, 64)}, nil
+}
+
+// start publishes at once, then every interval, until stopped.
+func (s *sentinel) start(ctx context.Context) {
+	ctx, s.stop = context.WithCancel(ctx)
+	s.done = make(chan struct{})
+	go func() {
+		defer close(s.done)
+		t := time.NewTicker(s.interval)
+		defer t.Stop()
+		for {
+			s.publishOne(ctx)
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+}
+
+func (s *sentinel) publishOne(ctx context.Context) {
+	id, gen := s.api.id(), s.api.generation()
+	ev := published{id: "ev-" + randomHex(6), generation: gen}
+	body, _ := json.Marshal(map[string]any{
+		"specversion": "1.0", "id": ev.id, "type": "com.redhat.hyperfleet.cluster.reconcile",
+		"source": "hyperfleet-sentinel", "time": time.Now().UTC().Format(time.RFC3339Nano),
+		"datacontenttype": "application/json",
+		"data":            map[string]any{"id": id, "kind": "Cluster", "href": apiPrefix + id, "generation": gen},
+	})
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	ev.err = s.pub.Publish(pctx, s.exchange, "cluster.reconcile", body, nil)
+	if ctx.Err() != nil {
+		return
+	}
+	select {
+	case s.published <- ev:
+	default:
+	}
+}
+
+// halt stops publishing; the connection stays open until close.
+func (s *sentinel) halt() {
+	if s.stop != nil {
+		s.stop()
+		<-s.done
+		s.stop = nil
+	}
+}
+
+func (s *sentinel) close() {
+	s.halt()
+	_ = s.pub.Close()
+}
+
+func randomHex(n int) string {
+	b := make([]byte, (n+1)/2)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)[:n]
+}
+
+// dropQueues deletes the demo's queues (subscription and dead-letter) and
+// exchange, so no event of an earlier run is left for this one. Missing
+// ones are fine. The retry delay queues expire by themselves.
+func dropQueues(url, exchange, queue string) error {
+	conn, err := amqp.DialConfig(url, amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	for _, q := range []string{queue, queue + ".dead-letter"} {
+		ch, err := conn.Channel()
+		if err != nil {
+			return err
+		}
+		if _, err := ch.QueueDelete(q, false, false, false); err != nil {
+			return err
+		}
+		_ = ch.Close()
+	}
+	ch, err := conn.Channel()
+	if err != nil {
+		return err
+	}
+	defer ch.Close()
+	return ch.ExchangeDelete(exchange, false, false)
+}
