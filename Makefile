@@ -21,14 +21,28 @@ unit: ## unit tests only, no servers
 e2e: build ## end-to-end tests on the real local stack
 	hack/e2e.sh
 
-bench: ## Go benchmarks (and the load harness once it exists)
+FUZZTIME         ?= 10s
+FUZZMINIMIZETIME ?= 3s
+FUZZ_TARGETS     := ./adapter:FuzzDecodeStructured ./adapter/broker:FuzzDecode ./config:FuzzLoadTaskConfig ./config:FuzzLoadAdapterConfig ./bundles:FuzzFingerprint
+.PHONY: fuzz
+fuzz: ## run every fuzz target for FUZZTIME each (seed corpora in testdata/fuzz; a failure is saved there)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz: $${t##*:} ($${t%%:*}) for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) "$${t%%:*}"; \
+	done
+
+bench: ## Go benchmarks (the load harness on the real stack comes with the performance issue)
 	$(GO) test -run '^$$' -bench . -benchmem ./bundles/... ./adapter/...
 
 dry-run: build ## run the sample event of the onprem example through the pipeline, twice, then a new generation
 	hack/dry-run-demo.sh
 
-run-local: build ## the local stack with a sample event stream
-	hack/dry-run-demo.sh
+run-local: build ## the recreation story on the real local stack (hack/run-local.sh; ARGS=--once to exit after it)
+	hack/run-local.sh $(ARGS)
+
+.PHONY: run-local-once
+run-local-once: build ## the same story once; exit 0 when every step happened in time
+	hack/run-local.sh --once $(ARGS)
 
 maestro-build: ## build (or reuse) the cached Maestro server binary
 	hack/maestro.sh build
