@@ -31,8 +31,9 @@ fuzz: ## run every fuzz target for FUZZTIME each (seed corpora in testdata/fuzz;
 		$(GO) test -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) "$${t%%:*}"; \
 	done
 
-bench: ## Go benchmarks (the load harness on the real stack comes with the performance issue)
+bench: ## Go benchmarks, then the load harness on the real stack (bench/README.md; BENCH_ARGS="--clusters 10000")
 	$(GO) test -run '^$$' -bench . -benchmem ./bundles/... ./adapter/...
+	hack/bench.sh $(BENCH_ARGS)
 
 dry-run: build ## run the sample event of the onprem example through the pipeline, twice, then a new generation
 	hack/dry-run-demo.sh

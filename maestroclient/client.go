@@ -9,11 +9,10 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/openshift-online/maestro/pkg/api/openapi"
-	"github.com/openshift-online/maestro/pkg/client/cloudevents/grpcsource"
 	workv1client "open-cluster-management.io/api/client/work/clientset/versioned/typed/work/v1"
 	"open-cluster-management.io/sdk-go/pkg/cloudevents/clients/common"
 	"open-cluster-management.io/sdk-go/pkg/cloudevents/clients/utils"
+	sourceclient "open-cluster-management.io/sdk-go/pkg/cloudevents/clients/work/source/client"
 	grpcoptions "open-cluster-management.io/sdk-go/pkg/cloudevents/generic/options/grpc"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
@@ -21,27 +20,27 @@ import (
 
 var _ adapter.Maestro = (*Client)(nil)
 
-// Client implements adapter.Maestro on Maestro's gRPC source work client
-// (create, patch, delete) and its REST API (get). It is safe for concurrent
+// Client implements adapter.Maestro on sdk-go's gRPC source work client
+// (create, patch, delete) and Maestro's REST API (get). It is safe for concurrent
 // use. Create it with New and release it with Close.
 type Client struct {
 	opts   Options
 	log    *slog.Logger
-	api    *openapi.APIClient
-	works  workv1client.WorkV1Interface
+	rest   *restReader
+	works  *sourceclient.ManifestWorkSourceClient
 	dialer *grpcoptions.GRPCDialer
 	cancel context.CancelFunc
 	// libLog receives the libraries' logs; quiet once closed is set.
 	libLog slog.Handler
 	closed *atomic.Bool
 
-	// sem serializes the calls of the shared work client: ManifestWorks(ns)
+	// sem serializes the calls of the shared work client: SetNamespace
 	// stores the namespace in it, so namespace and call go together.
 	sem chan struct{}
 }
 
 // New connects a Client. ctx bounds the client's life: its background
-// goroutines (status subscription, reconnects) stop when ctx ends or Close
+// goroutines (reconnects) stop when ctx ends or Close
 // is called. The gRPC connection is established lazily, so New succeeds while
 // Maestro is down; calls then fail with ErrUnavailable until it is back.
 func New(ctx context.Context, opts Options) (*Client, error) {
@@ -49,7 +48,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if err := opts.validate(); err != nil {
 		return nil, fmt.Errorf("maestroclient: invalid options: %w", err)
 	}
-	api, err := newAPIClient(opts)
+	rest, err := newRESTReader(opts)
 	if err != nil {
 		return nil, fmt.Errorf("maestroclient: %w", err)
 	}
@@ -60,14 +59,13 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	closed := new(atomic.Bool)
 	libLog := quietOnClose{opts.Logger.Handler(), closed}
 	life, cancel := context.WithCancel(withLibraryLogger(ctx, libLog))
-	works, err := grpcsource.NewMaestroGRPCSourceWorkClient(life, sdkLogger{slog.New(libLog)}, api,
-		&grpcoptions.GRPCOptions{Dialer: dialer}, opts.SourceID)
+	works, err := newSourceClient(life, rest, dialer, opts.SourceID)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("maestroclient: source client for %s: %w", opts.GRPCAddress, err)
 	}
 	return &Client{
-		opts: opts, log: opts.Logger, api: api, works: works,
+		opts: opts, log: opts.Logger, rest: rest, works: works,
 		dialer: dialer, cancel: cancel, libLog: libLog, closed: closed, sem: make(chan struct{}, 1),
 	}, nil
 }
@@ -80,18 +78,28 @@ func (c *Client) Close() error {
 	return c.dialer.Close()
 }
 
-func newAPIClient(opts Options) (*openapi.APIClient, error) {
+// maxIdleConnsPerHost bounds the idle REST connections kept to Maestro.
+const maxIdleConnsPerHost = 64
+
+// userAgent is sent with every REST request.
+const userAgent = "bundle-adapter-maestroclient"
+
+func newRESTReader(opts Options) (*restReader, error) {
 	tlsCfg, err := opts.HTTP.tlsConfig()
 	if err != nil {
 		return nil, fmt.Errorf("http: %w", err)
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.TLSClientConfig = tlsCfg
-	cfg := openapi.NewConfiguration()
-	cfg.Servers = openapi.ServerConfigurations{{URL: strings.TrimRight(opts.HTTPURL, "/")}}
-	cfg.UserAgent = "bundle-adapter-maestroclient"
-	cfg.HTTPClient = &http.Client{Transport: transport, Timeout: opts.Timeout}
-	return openapi.NewAPIClient(cfg), nil
+	// Every event reads its bundles concurrently with other events: keep
+	// that many connections open instead of net/http's 2 per host, which
+	// makes every read beyond the second dial a new connection.
+	transport.MaxIdleConnsPerHost = maxIdleConnsPerHost
+	// Bundles are a few KB: asking for gzip made Maestro spend about a fifth
+	// of its CPU per read compressing them, and this client decompressing.
+	transport.DisableCompression = true
+	return &restReader{client: &http.Client{Transport: transport, Timeout: opts.Timeout},
+		base: strings.TrimRight(opts.HTTPURL, "/")}, nil
 }
 
 func newDialer(opts Options) (*grpcoptions.GRPCDialer, error) {
@@ -120,7 +128,8 @@ func (c *Client) withConsumer(ctx context.Context, consumer string,
 		return ctx.Err()
 	}
 	defer func() { <-c.sem }()
-	return fn(c.works.ManifestWorks(consumer))
+	c.works.SetNamespace(consumer)
+	return fn(c.works)
 }
 
 // bundleID is the deterministic id Maestro gives the bundle of this source.

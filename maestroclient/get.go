@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/openshift-online/maestro/pkg/client/cloudevents/grpcsource"
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
@@ -30,15 +29,7 @@ func (c *Client) Get(ctx context.Context, consumer, name string) (*workv1.Manife
 
 // get is one REST read, without retry.
 func (c *Client) get(ctx context.Context, consumer, name string) (*workv1.ManifestWork, error) {
-	rb, resp, err := c.api.DefaultAPI.ApiMaestroV1ResourceBundlesIdGet(ctx, c.bundleID(consumer, name)).Execute()
-	if err != nil {
-		return nil, classifyHTTP(resp, err)
-	}
-	work, err := grpcsource.ToManifestWork(rb)
-	if err != nil {
-		return nil, fmt.Errorf("decode resource bundle: %w", err)
-	}
-	return work, nil
+	return c.rest.bundle(ctx, c.bundleID(consumer, name))
 }
 
 func checkKey(consumer, name string) error {

@@ -2,7 +2,6 @@ package maestroclient
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"sync/atomic"
 
@@ -42,39 +41,4 @@ func (h quietOnClose) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (h quietOnClose) WithGroup(name string) slog.Handler {
 	return quietOnClose{h.Handler.WithGroup(name), h.closed}
-}
-
-// sdkLogger adapts slog to the ocm-sdk-go logging.Logger that maestro's
-// grpcsource package expects. Its informational messages go to debug.
-type sdkLogger struct{ l *slog.Logger }
-
-func (s sdkLogger) enabled(level slog.Level) bool {
-	return s.l.Enabled(context.Background(), level)
-}
-
-func (s sdkLogger) DebugEnabled() bool { return s.enabled(slog.LevelDebug) }
-func (s sdkLogger) InfoEnabled() bool  { return s.enabled(slog.LevelDebug) }
-func (s sdkLogger) WarnEnabled() bool  { return s.enabled(slog.LevelWarn) }
-func (s sdkLogger) ErrorEnabled() bool { return s.enabled(slog.LevelError) }
-
-func (s sdkLogger) Debug(ctx context.Context, format string, args ...any) {
-	s.l.DebugContext(ctx, fmt.Sprintf(format, args...))
-}
-
-func (s sdkLogger) Info(ctx context.Context, format string, args ...any) {
-	s.l.DebugContext(ctx, fmt.Sprintf(format, args...))
-}
-
-func (s sdkLogger) Warn(ctx context.Context, format string, args ...any) {
-	s.l.WarnContext(ctx, fmt.Sprintf(format, args...))
-}
-
-func (s sdkLogger) Error(ctx context.Context, format string, args ...any) {
-	s.l.ErrorContext(ctx, fmt.Sprintf(format, args...))
-}
-
-// Fatal logs at error level and, unlike the interface's wording, does not
-// exit: a library must not end the adapter's process.
-func (s sdkLogger) Fatal(ctx context.Context, format string, args ...any) {
-	s.l.ErrorContext(ctx, fmt.Sprintf(format, args...))
 }

@@ -17,6 +17,9 @@ const (
 	DefaultRetryAttempts  = 3
 	DefaultInitialBackoff = 200 * time.Millisecond
 	DefaultMaxBackoff     = 2 * time.Second
+	// DefaultClients is the size of a Pool: 4 source clients lift the
+	// create ceiling from one client's ~50 publishes/s to ~200/s.
+	DefaultClients = 4
 )
 
 // Options configures a Client. The zero value of every field selects the
@@ -48,6 +51,10 @@ type Options struct {
 	Timeout time.Duration
 	// Retry controls the retries of calls failing with ErrUnavailable.
 	Retry RetryOptions
+
+	// Clients is how many Clients NewPool opens, each with its own source
+	// connection and publish limiter; New ignores it. Default DefaultClients.
+	Clients int
 
 	// Logger receives the client's logs and those of the maestro and sdk-go
 	// libraries (their informational messages at debug level). Default
@@ -96,6 +103,7 @@ func (o Options) withDefaults() Options {
 	o.Retry.Attempts = orDefault(o.Retry.Attempts, DefaultRetryAttempts)
 	o.Retry.InitialBackoff = orDefault(o.Retry.InitialBackoff, DefaultInitialBackoff)
 	o.Retry.MaxBackoff = orDefault(o.Retry.MaxBackoff, DefaultMaxBackoff)
+	o.Clients = orDefault(o.Clients, DefaultClients)
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -115,6 +123,9 @@ func (o Options) validate() error {
 	var errs []error
 	if o.Timeout < 0 || o.Retry.Attempts < 1 || o.Retry.InitialBackoff < 0 || o.Retry.MaxBackoff < 0 {
 		errs = append(errs, errors.New("timeout, retry attempts and backoffs must be positive"))
+	}
+	if o.Clients < 1 {
+		errs = append(errs, errors.New("clients must be positive"))
 	}
 	errs = append(errs, o.GRPC.validate("grpc"))
 	errs = append(errs, o.HTTP.validate("http"))

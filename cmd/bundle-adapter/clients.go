@@ -11,8 +11,11 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
 )
 
-// newMaestro maps the adapter config onto the Maestro client.
-func newMaestro(ctx context.Context, c config.MaestroConfig, log *slog.Logger) (*maestroclient.Client, error) {
+// newMaestro maps the adapter config onto a pool of Maestro clients
+// (maestroclient.DefaultClients source connections, so creates are not
+// capped by one connection's publish limiter; the writes of one bundle
+// always go through the same one).
+func newMaestro(ctx context.Context, c config.MaestroConfig, log *slog.Logger) (*maestroclient.Pool, error) {
 	tlsFiles := c.Auth.TLSConfig
 	grpcTLS := maestroclient.TLSOptions{
 		Insecure: c.Insecure && c.Auth.Type == "",
@@ -26,7 +29,7 @@ func newMaestro(ctx context.Context, c config.MaestroConfig, log *slog.Logger) (
 	if httpTLS.Insecure {
 		httpTLS.CAFile = ""
 	}
-	return maestroclient.New(ctx, maestroclient.Options{
+	return maestroclient.NewPool(ctx, maestroclient.Options{
 		GRPCAddress: c.GRPCServerAddress, GRPC: grpcTLS,
 		HTTPURL: c.HTTPServerAddress, HTTP: httpTLS,
 		SourceID: c.SourceID, Timeout: c.Timeout.D(),

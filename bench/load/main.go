@@ -1,0 +1,125 @@
+// Command load is the load harness of `make bench` (bench/README.md): it
+// drives the adapter with N clusters' reconcile events on the real stack —
+// Maestro on PostgreSQL, RabbitMQ, simulated agents, and a recording
+// HyperFleet API in this process — and reports throughput, latency, Maestro
+// calls per event, memory and CPU, checked against the floors of issue 7.
+//
+// hack/bench.sh starts the Maestro server and passes its addresses; run the
+// harness through it.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// options are the harness flags.
+type options struct {
+	clusters    int
+	consumers   int
+	window      int
+	publishers  int
+	parallelism int
+	prefetch    int
+
+	unchangedFor    time.Duration
+	latencyFor      time.Duration
+	sentinelPeriod  time.Duration
+	settleFor       time.Duration
+	eventTimeout    time.Duration
+	createsPerSecLo float64 // only to bound the create phase in time
+
+	adapterMode string
+	adapterBin  string
+	cpuProfile  string
+	logLevel    string
+
+	maestroREST, maestroGRPC, maestroBroker, maestroPIDFile string
+	maestroDB                                               string
+	rabbitURL                                               string
+	example                                                 string
+	runDir                                                  string
+	out                                                     string
+	verbose                                                 bool
+}
+
+func parseFlags() *options {
+	o := &options{}
+	fs := flag.NewFlagSet("bench-load", flag.ExitOnError)
+	fs.IntVar(&o.clusters, "clusters", 1000, "clusters (each gets 2 bundles: the onprem example)")
+	fs.IntVar(&o.consumers, "consumers", 8, "Maestro consumers the clusters are spread over, one simulated agent each")
+	fs.IntVar(&o.window, "window", 48, "events in flight at once in the saturating (closed-loop) phases")
+	fs.IntVar(&o.publishers, "publishers", 4, "RabbitMQ publisher connections")
+	fs.IntVar(&o.parallelism, "parallelism", 16, "adapter subscriber.parallelism (pipeline workers)")
+	fs.IntVar(&o.prefetch, "prefetch", 64, "adapter rabbitmq.prefetch_count")
+	fs.DurationVar(&o.unchangedFor, "unchanged-for", 30*time.Second, "length of the unchanged-events throughput phase")
+	fs.DurationVar(&o.latencyFor, "latency-for", 30*time.Second, "upper bound of the paced latency phase")
+	fs.DurationVar(&o.sentinelPeriod, "sentinel-period", 10*time.Second, "Sentinel's resend period: the latency phase sends clusters/period events/s (at most 80% of the measured capacity)")
+	fs.DurationVar(&o.settleFor, "settle-for", 90*time.Second, "upper bound of the wait for the agents to report every created bundle")
+	fs.DurationVar(&o.eventTimeout, "event-timeout", 60*time.Second, "an event whose status is not reported within this is counted as lost")
+	fs.Float64Var(&o.createsPerSecLo, "min-creates-per-s", 20, "bounds the create phase to 60s + bundles/this")
+	fs.StringVar(&o.adapterMode, "adapter", "binary", "binary: run --adapter-bin serve (production path; RSS and CPU are the adapter's own); inproc: run the pipeline in this process (for --cpuprofile)")
+	fs.StringVar(&o.adapterBin, "adapter-bin", "", "the bundle-adapter binary (hack/bench.sh builds it)")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "inproc only: write a CPU profile of the throughput phases here")
+	fs.StringVar(&o.logLevel, "adapter-log-level", "info", "the adapter's log level (the example's is info)")
+	fs.StringVar(&o.maestroREST, "maestro-rest", "http://127.0.0.1:18100", "Maestro REST URL")
+	fs.StringVar(&o.maestroGRPC, "maestro-grpc", "127.0.0.1:18190", "Maestro source gRPC address")
+	fs.StringVar(&o.maestroBroker, "maestro-broker", "127.0.0.1:18191", "Maestro agent gRPC broker address")
+	fs.StringVar(&o.maestroPIDFile, "maestro-pid-file", "", "PID file of the Maestro server (its CPU is reported when set)")
+	fs.StringVar(&o.maestroDB, "maestro-db", "", "Maestro's PostgreSQL database: when set, the PostgreSQL sessions it opens are counted (psql, MAESTRO_DB_HOST/PORT/USER/PASSWORD)")
+	fs.StringVar(&o.rabbitURL, "rabbitmq-url", "amqp://guest:guest@127.0.0.1:5672/", "RabbitMQ URL")
+	fs.StringVar(&o.example, "example", "config/examples/onprem", "the example whose task config and bundles are driven")
+	fs.StringVar(&o.runDir, "run-dir", filepath.Join(os.TempDir(), "bundle-adapter-bench"), "configs and logs of the run")
+	fs.StringVar(&o.out, "out", "bench", "folder of results.json and results.md")
+	fs.BoolVar(&o.verbose, "verbose", false, "log the harness's progress at debug level")
+	_ = fs.Parse(os.Args[1:])
+	return o
+}
+
+func main() {
+	o := parseFlags()
+	level := slog.LevelInfo
+	if o.verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	if err := o.validate(); err != nil {
+		log.Error("invalid flags", "error", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	res, err := run(ctx, o, log)
+	if err != nil {
+		log.Error("harness failed", "error", err)
+		os.Exit(1)
+	}
+	if err := res.write(o.out, os.Stdout); err != nil {
+		log.Error("write results", "error", err)
+		os.Exit(1)
+	}
+}
+
+func (o *options) validate() error {
+	switch {
+	case o.clusters < 1 || o.consumers < 1 || o.window < 1 || o.publishers < 1:
+		return errors.New("--clusters, --consumers, --window and --publishers must be positive")
+	case o.adapterMode != "binary" && o.adapterMode != "inproc":
+		return fmt.Errorf("--adapter must be binary or inproc, not %q", o.adapterMode)
+	case o.adapterMode == "binary" && o.adapterBin == "":
+		return errors.New("--adapter-bin is required with --adapter binary (run through hack/bench.sh)")
+	case o.cpuProfile != "" && o.adapterMode != "inproc":
+		return errors.New("--cpuprofile needs --adapter inproc")
+	}
+	// One event in flight per cluster at a time: the window must leave room.
+	o.window = min(o.window, max(1, o.clusters/2))
+	return nil
+}

@@ -1,0 +1,265 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Floors of issue 7, on a 2-core machine with everything on it.
+const (
+	floorUnchangedPerS   = 300.0
+	floorCreatesPerS     = 80.0
+	floorRSSMB           = 200.0
+	floorRSSBundles      = 10_000
+	floorFingerprintMS   = 1.0
+	bundlesPerClusterEvt = 2 // the onprem example's bundles
+)
+
+// results is bench/results.json. The flat numeric keys are the contract of
+// issue 7; phases hold the details.
+type results struct {
+	UnchangedEventsPerS       float64  `json:"unchanged_events_per_s"`
+	CreatesPerS               float64  `json:"creates_per_s"`
+	LatencyP50MS              float64  `json:"latency_p50_ms"`
+	LatencyP99MS              float64  `json:"latency_p99_ms"`
+	LatencyRatePerS           float64  `json:"latency_events_per_s"`
+	SaturatedLatencyP50MS     float64  `json:"saturated_latency_p50_ms"`
+	SaturatedLatencyP99MS     float64  `json:"saturated_latency_p99_ms"`
+	CreateLatencyP50MS        float64  `json:"create_latency_p50_ms"`
+	CreateLatencyP99MS        float64  `json:"create_latency_p99_ms"`
+	MaestroWritesPerUnchanged float64  `json:"maestro_writes_per_unchanged_event"`
+	MaestroReadsPerEvent      float64  `json:"maestro_reads_per_event"`
+	BundlesPerEvent           float64  `json:"bundles_per_event"`
+	AdapterRSSMB              float64  `json:"adapter_rss_mb"`
+	AdapterRSSPeakMB          float64  `json:"adapter_rss_peak_mb"`
+	BundlesTracked            int      `json:"bundles_tracked"`
+	Fingerprint50KBMS         float64  `json:"fingerprint_50kb_ms"`
+	RenderFingerprint50KBMS   float64  `json:"render_fingerprint_50kb_ms"`
+	FingerprintBytes          int      `json:"fingerprint_bundle_bytes"`
+	CPUSecondsPer1000Events   float64  `json:"cpu_seconds_per_1000_events"`
+	CPUSecondsPer1000Creates  float64  `json:"cpu_seconds_per_1000_create_events"`
+	MaestroCPUSecondsPer1000  float64  `json:"maestro_cpu_seconds_per_1000_events"`
+	MachineBusyCoresUnchanged float64  `json:"machine_busy_cores_unchanged"`
+	LostEvents                int      `json:"lost_events"`
+	FailedEvents              int      `json:"failed_events"`
+	UnexpectedOutcomes        int      `json:"unexpected_outcomes"`
+	Clusters                  int      `json:"clusters"`
+	Consumers                 int      `json:"consumers"`
+	Window                    int      `json:"window"`
+	Parallelism               int      `json:"parallelism"`
+	Prefetch                  int      `json:"prefetch"`
+	Cores                     int      `json:"cores"`
+	AdapterMode               string   `json:"adapter_mode"`
+	Started                   string   `json:"started"`
+	Phases                    []*phase `json:"phases"`
+	Floors                    []floor  `json:"floors"`
+}
+
+// floor is one checked floor and its verdict: PASS, MISS or N/A.
+type floor struct {
+	Name     string  `json:"name"`
+	Measured float64 `json:"measured"`
+	Unit     string  `json:"unit"`
+	Limit    string  `json:"limit"`
+	Verdict  string  `json:"verdict"`
+	Note     string  `json:"note,omitempty"`
+}
+
+func (r *results) phase(name string) *phase {
+	for _, p := range r.Phases {
+		if p.Name == name {
+			return p
+		}
+	}
+	return &phase{Outcomes: map[string]int{}}
+}
+
+// finish derives the contract keys from the phases and checks the floors.
+func (r *results) finish() {
+	create, unchanged, latency := r.phase("create"), r.phase("unchanged"), r.phase("latency")
+	r.UnchangedEventsPerS = unchanged.EventsPerS
+	if create.Seconds > 0 {
+		r.CreatesPerS = create.Creates / create.Seconds
+	}
+
+	r.LatencyP50MS, r.LatencyP99MS, r.LatencyRatePerS = latency.P50MS, latency.P99MS, latency.OfferedPerS
+	r.SaturatedLatencyP50MS, r.SaturatedLatencyP99MS = unchanged.P50MS, unchanged.P99MS
+	r.CreateLatencyP50MS, r.CreateLatencyP99MS = create.P50MS, create.P99MS
+	r.BundlesPerEvent = bundlesPerClusterEvt
+	if n := float64(unchanged.Events); n > 0 {
+		r.MaestroWritesPerUnchanged = unchanged.MaestroWrites / n
+		r.MaestroReadsPerEvent = unchanged.MaestroReads / n
+		r.CPUSecondsPer1000Events = unchanged.AdapterCPU / n * 1000
+		r.MaestroCPUSecondsPer1000 = unchanged.MaestroCPU / n * 1000
+	}
+	if n := float64(create.Events); n > 0 {
+		r.CPUSecondsPer1000Creates = create.AdapterCPU / n * 1000
+	}
+	r.MachineBusyCoresUnchanged = unchanged.BusyCores
+	for _, p := range r.Phases {
+		r.LostEvents += p.Lost
+		r.FailedEvents += p.Failed
+		want := "unchanged/done"
+		if p.Name == "create" {
+			want = "create/done"
+		}
+		for k, n := range p.Outcomes {
+			if !strings.HasSuffix(k, " "+want) {
+				r.UnexpectedOutcomes += n
+			}
+		}
+		r.UnexpectedOutcomes += p.BadStatuses
+	}
+	r.checkFloors()
+}
+
+func (r *results) checkFloors() {
+	atLeast := func(v, lim float64) string { return verdict(v >= lim) }
+	atMost := func(v, lim float64) string { return verdict(v <= lim) }
+	rss := floor{Name: "adapter RSS with 10,000 bundles tracked", Measured: r.AdapterRSSPeakMB, Unit: "MB (peak)",
+		Limit: "<= 200", Verdict: atMost(r.AdapterRSSPeakMB, floorRSSMB)}
+	if r.BundlesTracked < floorRSSBundles {
+		rss.Verdict = "N/A"
+		rss.Note = fmt.Sprintf("only %d bundles tracked; run --clusters %d or more to check it", r.BundlesTracked, floorRSSBundles/bundlesPerClusterEvt)
+	}
+	if r.AdapterMode != "binary" {
+		rss.Verdict, rss.Note = "N/A", "in-process mode: the RSS is the harness's"
+	}
+	busyNote := func(p *phase) string {
+		if p.OtherCores < 0.2 {
+			return ""
+		}
+		note := fmt.Sprintf("%s of %d busy cores went to processes outside the run's own; see below", num(p.OtherCores), r.Cores)
+		if p.PGSessions > 0 && p.Seconds > 0 {
+			note += fmt.Sprintf("; Maestro opened %s PostgreSQL sessions/s, %s per read of the adapter", num(p.PGSessions/p.Seconds),
+				ratio(p.PGSessions, p.MaestroReads))
+		}
+		return note
+	}
+	r.Floors = []floor{
+		{Name: "unchanged events", Measured: r.UnchangedEventsPerS, Unit: "events/s", Limit: ">= 300",
+			Verdict: atLeast(r.UnchangedEventsPerS, floorUnchangedPerS), Note: busyNote(r.phase("unchanged"))},
+		{Name: "bundle creates", Measured: r.CreatesPerS, Unit: "creates/s", Limit: ">= 80",
+			Verdict: atLeast(r.CreatesPerS, floorCreatesPerS), Note: busyNote(r.phase("create"))},
+		rss,
+		{Name: "fingerprint of a 50 KB bundle", Measured: r.Fingerprint50KBMS, Unit: "ms", Limit: "<= 1",
+			Verdict: atMost(r.Fingerprint50KBMS, floorFingerprintMS)},
+		{Name: "Maestro writes per unchanged event", Measured: r.MaestroWritesPerUnchanged, Unit: "", Limit: "= 0",
+			Verdict: verdict(r.MaestroWritesPerUnchanged == 0)},
+		{Name: "Maestro reads per unchanged event", Measured: r.MaestroReadsPerEvent, Unit: "",
+			Limit: fmt.Sprintf("<= %d (one per bundle)", bundlesPerClusterEvt), Verdict: atMost(r.MaestroReadsPerEvent, bundlesPerClusterEvt)},
+	}
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "MISS"
+}
+
+// write prints the markdown table to w and writes results.md and
+// results.json into dir.
+func (r *results) write(dir string, w io.Writer) error {
+	md := r.markdown()
+	if _, err := io.WriteString(w, md); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "results.json"), append(js, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "results.md"), []byte(md), 0o644)
+}
+
+func (r *results) markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## bundle-adapter load harness — %d clusters (%d bundles), %d consumers, %d cores, adapter %s\n\n",
+		r.Clusters, r.Clusters*bundlesPerClusterEvt, r.Consumers, r.Cores, r.AdapterMode)
+	b.WriteString("| floor | measured | limit | result |\n|---|---|---|---|\n")
+	for _, f := range r.Floors {
+		note := ""
+		if f.Note != "" {
+			note = " (" + f.Note + ")"
+		}
+		fmt.Fprintf(&b, "| %s | %s %s | %s | %s%s |\n", f.Name, num(f.Measured), f.Unit, f.Limit, f.Verdict, note)
+	}
+	b.WriteString("\n| measure | value |\n|---|---|\n")
+	rows := []struct {
+		k string
+		v string
+	}{
+		{"unchanged_events_per_s", num(r.UnchangedEventsPerS)},
+		{"creates_per_s (bundles)", num(r.CreatesPerS)},
+		{"latency_p50_ms / p99 (publish to status, paced at " + num(r.LatencyRatePerS) + " events/s)", num(r.LatencyP50MS) + " / " + num(r.LatencyP99MS)},
+		{fmt.Sprintf("saturated latency p50 / p99 ms (%d events in flight)", r.Window), num(r.SaturatedLatencyP50MS) + " / " + num(r.SaturatedLatencyP99MS)},
+		{"create latency p50 / p99 ms", num(r.CreateLatencyP50MS) + " / " + num(r.CreateLatencyP99MS)},
+		{"maestro_writes_per_unchanged_event", num(r.MaestroWritesPerUnchanged)},
+		{fmt.Sprintf("maestro_reads_per_event (%d bundles per event)", bundlesPerClusterEvt), num(r.MaestroReadsPerEvent)},
+		{"adapter_rss_mb (end / peak)", num(r.AdapterRSSMB) + " / " + num(r.AdapterRSSPeakMB)},
+		{"bundles_tracked", fmt.Sprint(r.BundlesTracked)},
+		{fmt.Sprintf("fingerprint_50kb_ms (%d bytes canonical; render+fingerprint %s ms)", r.FingerprintBytes, num(r.RenderFingerprint50KBMS)), num(r.Fingerprint50KBMS)},
+		{"cpu_seconds_per_1000_events (adapter, unchanged)", num(r.CPUSecondsPer1000Events)},
+		{"cpu_seconds_per_1000_create_events (adapter)", num(r.CPUSecondsPer1000Creates)},
+		{"maestro_cpu_seconds_per_1000_events (unchanged)", num(r.MaestroCPUSecondsPer1000)},
+		{"machine busy cores during unchanged phase", num(r.MachineBusyCoresUnchanged)},
+		{"PostgreSQL sessions Maestro opened per Maestro read (unchanged phase)",
+			ratio(r.phase("unchanged").PGSessions, r.phase("unchanged").MaestroReads)},
+		{"HyperFleet API calls / TCP connections the adapter opened (unchanged phase)",
+			fmt.Sprintf("%d / %d", r.phase("unchanged").APICalls, r.phase("unchanged").APIConns)},
+		{"lost / failed events, unexpected outcomes", fmt.Sprintf("%d / %d, %d", r.LostEvents, r.FailedEvents, r.UnexpectedOutcomes)},
+	}
+	for _, row := range rows {
+		fmt.Fprintf(&b, "| %s | %s |\n", row.k, row.v)
+	}
+	b.WriteString("\n| phase | events | seconds | events/s | p50 ms | p99 ms | Maestro reads | Maestro writes | CPU s: adapter / Maestro / PostgreSQL / RabbitMQ / harness+agents | busy cores (not ours) |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, p := range r.Phases {
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s / %s / %s / %s / %s | %s (%s) |\n", p.Name, p.Events, num(p.Seconds),
+			num(p.EventsPerS), num(p.P50MS), num(p.P99MS), num(p.MaestroReads), num(p.MaestroWrites),
+			num(p.AdapterCPU), num(p.MaestroCPU), num(p.PostgresCPU), num(p.RabbitMQCPU), num(p.HarnessCPU),
+			num(p.BusyCores), num(p.OtherCores))
+	}
+	b.WriteString("\nOther work on the machine (cores, by process):")
+	for _, p := range r.Phases {
+		others := p.Others
+		if others == "" {
+			others = "none"
+		}
+		fmt.Fprintf(&b, " %s: %s;", p.Name, others)
+	}
+	b.WriteString("\n\n")
+	return b.String()
+}
+
+func ratio(a, b float64) string {
+	if b == 0 {
+		return "n/a"
+	}
+	return num(a / b)
+}
+
+// num formats a measure with a precision fit for its size.
+func num(v float64) string {
+	switch {
+	case v == 0:
+		return "0"
+	case v >= 100 || v <= -100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10 || v <= -10:
+		return fmt.Sprintf("%.1f", v)
+	case v >= 0.1 || v <= -0.1:
+		return fmt.Sprintf("%.2f", v)
+	default:
+		return fmt.Sprintf("%.3f", v)
+	}
+}

@@ -1,0 +1,340 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+)
+
+// harness holds what a run started.
+type harness struct {
+	o          *options
+	log        *slog.Logger
+	api        *recordingAPI
+	drv        *driver
+	ad         adapterUnderTest
+	maestroPID int
+	sourceID   string
+}
+
+// snapshot is the counters read at the start and end of a phase.
+type snapshot struct {
+	at         time.Time
+	metrics    scrape
+	adapterCPU float64
+	maestroCPU float64
+	selfCPU    float64
+	procs      map[int]procCPU
+	pgCPU      map[int]float64
+	rabbitCPU  map[int]float64
+	machine    machineCPU
+	apiConns   int64
+	apiCalls   int
+	pgSessions float64
+}
+
+func (h *harness) snapshot() (snapshot, error) {
+	s := snapshot{at: time.Now()}
+	var err error
+	if s.metrics, err = scrapeMetrics(h.ad.metricsURL()); err != nil {
+		return s, fmt.Errorf("scrape adapter metrics: %w", err)
+	}
+	if s.adapterCPU, err = cpuSeconds(h.ad.pid()); err != nil {
+		return s, err
+	}
+	if h.maestroPID > 0 {
+		s.maestroCPU, _ = cpuSeconds(h.maestroPID)
+	}
+	s.selfCPU, _ = cpuSeconds(os.Getpid())
+	s.procs = allProcesses()
+	s.pgCPU = cpuByName(s.procs, "postgres")
+	s.rabbitCPU = cpuByName(s.procs, "beam.smp")
+	s.machine, _ = readMachineCPU()
+	if h.o.maestroDB != "" {
+		s.pgSessions, _ = pgSessions(context.Background(), h.o.maestroDB)
+	}
+	s.apiConns = h.api.conns.Load()
+	gets, puts, _ := h.api.counts()
+	s.apiCalls = gets + puts
+	return s, nil
+}
+
+// phase is the measurement of one phase.
+type phase struct {
+	Name          string         `json:"name"`
+	Events        int            `json:"events"`
+	Lost          int            `json:"lost"`
+	Failed        int            `json:"failed"`
+	Seconds       float64        `json:"seconds"`
+	EventsPerS    float64        `json:"events_per_s"`
+	OfferedPerS   float64        `json:"offered_per_s,omitempty"`
+	P50MS         float64        `json:"latency_p50_ms"`
+	P99MS         float64        `json:"latency_p99_ms"`
+	MaestroReads  float64        `json:"maestro_reads"`
+	MaestroWrites float64        `json:"maestro_writes"`
+	Creates       float64        `json:"creates"`
+	AdapterCPU    float64        `json:"adapter_cpu_seconds"`
+	MaestroCPU    float64        `json:"maestro_cpu_seconds"`
+	HarnessCPU    float64        `json:"harness_cpu_seconds"`
+	PostgresCPU   float64        `json:"postgres_cpu_seconds"`
+	RabbitMQCPU   float64        `json:"rabbitmq_cpu_seconds"`
+	BusyCores     float64        `json:"machine_busy_cores"`
+	OtherCores    float64        `json:"other_busy_cores"`
+	Others        string         `json:"other_processes,omitempty"`
+	PGSessions    float64        `json:"postgres_sessions_opened"`
+	APICalls      int            `json:"api_calls"`
+	APIConns      int64          `json:"api_connections_opened"`
+	Available     int            `json:"statuses_available"`
+	Outcomes      map[string]int `json:"bundle_outcomes"`
+	BadStatuses   int            `json:"bad_statuses"`
+	FirstProblem  string         `json:"first_problem,omitempty"`
+}
+
+func (h *harness) measure(name string, fn func() *tally) (*phase, error) {
+	before, err := h.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	t := fn()
+	after, err := h.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	p := &phase{Name: name, Events: t.reported(), Lost: t.lost, Failed: t.failed,
+		Seconds: t.end.Sub(t.start).Seconds(), P50MS: t.percentile(50), P99MS: t.percentile(99),
+		MaestroReads:  after.metrics.maestroReads() - before.metrics.maestroReads(),
+		MaestroWrites: after.metrics.maestroWrites() - before.metrics.maestroWrites(),
+		Creates:       after.metrics.creates() - before.metrics.creates(),
+		AdapterCPU:    after.adapterCPU - before.adapterCPU,
+		MaestroCPU:    after.maestroCPU - before.maestroCPU,
+		HarnessCPU:    after.selfCPU - before.selfCPU,
+		PostgresCPU:   cpuDelta(before.pgCPU, after.pgCPU),
+		RabbitMQCPU:   cpuDelta(before.rabbitCPU, after.rabbitCPU),
+		BusyCores:     busyCores(before.machine, after.machine, runtime.NumCPU()),
+		APICalls:      after.apiCalls - before.apiCalls, APIConns: after.apiConns - before.apiConns,
+		PGSessions: after.pgSessions - before.pgSessions,
+		Available:  t.available, Outcomes: t.ops, BadStatuses: t.bad, FirstProblem: t.firstBad,
+	}
+	if t.firstErr != nil {
+		p.FirstProblem = t.firstErr.Error()
+	}
+	if p.Seconds > 0 {
+		p.EventsPerS = float64(p.Events) / p.Seconds
+	}
+	// CPU the run does not account for: other work on the machine.
+	if wall := after.at.Sub(before.at).Seconds(); wall > 0 {
+		own := p.AdapterCPU + p.MaestroCPU + p.HarnessCPU + p.PostgresCPU + p.RabbitMQCPU
+		if h.o.adapterMode == "inproc" {
+			own -= p.AdapterCPU // the harness's CPU includes it
+		}
+		p.OtherCores = max(0, p.BusyCores-own/wall)
+		p.Others = h.describeOthers(before, after, wall)
+	}
+	h.log.Info("phase done", "phase", name, "events", p.Events, "seconds", fmt.Sprintf("%.1f", p.Seconds),
+		"events_per_s", fmt.Sprintf("%.1f", p.EventsPerS), "p50_ms", fmt.Sprintf("%.1f", p.P50MS),
+		"p99_ms", fmt.Sprintf("%.1f", p.P99MS), "lost", p.Lost, "failed", p.Failed, "outcomes", p.Outcomes)
+	return p, nil
+}
+
+// describeOthers names the biggest CPU users outside the run, in cores,
+// and what processes that exited meanwhile (builds, tests) must have used.
+func (h *harness) describeOthers(before, after snapshot, wall float64) string {
+	ours := func(pid int, comm string) bool {
+		return pid == h.ad.pid() || pid == h.maestroPID || pid == os.Getpid() || comm == "postgres" || comm == "beam.smp"
+	}
+	others := othersCPU(before.procs, after.procs, ours)
+	names := make([]string, 0, len(others))
+	seen := 0.0
+	for n, v := range others {
+		names = append(names, n)
+		seen += v
+	}
+	sort.Slice(names, func(i, j int) bool { return others[names[i]] > others[names[j]] })
+	var parts []string
+	for _, n := range names[:min(4, len(names))] {
+		if c := others[n] / wall; c >= 0.01 {
+			parts = append(parts, fmt.Sprintf("%s %.2f", n, c))
+		}
+	}
+	busy := busyCores(before.machine, after.machine, runtime.NumCPU()) * wall
+	gone := busy - seen - (after.adapterCPU - before.adapterCPU) - (after.maestroCPU - before.maestroCPU) -
+		(after.selfCPU - before.selfCPU) - cpuDelta(before.pgCPU, after.pgCPU) - cpuDelta(before.rabbitCPU, after.rabbitCPU)
+	if h.o.adapterMode == "inproc" {
+		gone += after.adapterCPU - before.adapterCPU
+	}
+	if c := gone / wall; c >= 0.01 {
+		parts = append(parts, fmt.Sprintf("exited processes (such as PostgreSQL backends of closed connections) %.2f", c))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// run starts what the harness owns, runs the phases and stops everything.
+func run(ctx context.Context, o *options, log *slog.Logger) (*results, error) {
+	res := &results{Clusters: o.clusters, Consumers: o.consumers, Window: o.window,
+		Parallelism: o.parallelism, Prefetch: o.prefetch, AdapterMode: o.adapterMode,
+		Cores: runtime.NumCPU(), Started: time.Now().UTC().Format(time.RFC3339)}
+
+	log.Info("measuring the fingerprint of a 50 KB bundle")
+	fc, err := measureFingerprint50KB()
+	if err != nil {
+		return nil, fmt.Errorf("fingerprint: %w", err)
+	}
+	res.FingerprintBytes, res.Fingerprint50KBMS, res.RenderFingerprint50KBMS = fc.bytes, fc.fingerprintMS, fc.renderFingerprintsMS
+
+	runID := fmt.Sprintf("bench%d", time.Now().Unix())
+	h := &harness{o: o, log: log, sourceID: runID}
+	if o.maestroPIDFile != "" {
+		if h.maestroPID, err = readPIDFile(o.maestroPIDFile); err != nil {
+			return nil, fmt.Errorf("maestro PID file: %w", err)
+		}
+	}
+	consumers := make([]string, o.consumers)
+	for i := range consumers {
+		consumers[i] = fmt.Sprintf("bench-c%d", i)
+	}
+	if err := registerConsumers(ctx, o.maestroREST, consumers); err != nil {
+		return nil, err
+	}
+	libLog := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	agents, err := startAgents(ctx, o.maestroBroker, consumers, libLog)
+	if err != nil {
+		return nil, err
+	}
+	defer stopAgents(agents)
+	if h.api, err = startAPI(consumers); err != nil {
+		return nil, err
+	}
+	defer h.api.close()
+
+	topic := runID
+	dir := filepath.Join(o.runDir, runID)
+	files, err := writeConfigs(o, dir, h.api.url, h.sourceID, topic)
+	if err != nil {
+		return nil, fmt.Errorf("write configs: %w", err)
+	}
+	log.Info("starting the adapter", "mode", o.adapterMode, "configs", dir)
+	if h.ad, err = startAdapter(ctx, o, files, log); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if h.ad != nil {
+			_ = h.ad.stop()
+		}
+		if err := deleteTopology(o.rabbitURL, topic, "bench"); err != nil {
+			log.Warn("could not delete the run's RabbitMQ exchange and queues", "topic", topic, "error", err)
+		}
+	}()
+	if h.drv, err = newDriver(o.rabbitURL, topic, runID, o.publishers, h.api, o.eventTimeout); err != nil {
+		return nil, err
+	}
+	defer h.drv.close()
+
+	if err := h.phases(ctx, res); err != nil {
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if pid := h.ad.pid(); pid > 0 {
+		res.AdapterRSSMB, res.AdapterRSSPeakMB, _ = memoryMB(pid)
+	}
+	if res.BundlesTracked, err = bundlesTracked(ctx, o.maestroREST, h.sourceID); err != nil {
+		return nil, fmt.Errorf("count bundles: %w", err)
+	}
+	stopErr := h.ad.stop()
+	h.ad = nil
+	if stopErr != nil {
+		log.Warn("adapter stop", "error", stopErr)
+	}
+	res.finish()
+	return res, nil
+}
+
+// phases runs create, settle, unchanged and latency.
+func (h *harness) phases(ctx context.Context, res *results) error {
+	o := h.o
+	n := o.clusters
+	createBound := time.Minute + time.Duration(float64(2*n)/o.createsPerSecLo*float64(time.Second))
+	h.log.Info("create phase: one event per cluster, 2 bundles each", "clusters", n, "bound", createBound)
+	create, err := h.measure("create", func() *tally {
+		return h.drv.closedLoop(ctx, n, 0, n, o.window, time.Now().Add(createBound))
+	})
+	if err != nil {
+		return err
+	}
+	res.Phases = append(res.Phases, create)
+	if ctx.Err() != nil {
+		return nil
+	}
+
+	h.settle(ctx)
+
+	h.log.Info("unchanged phase: events for every cluster again and again", "for", o.unchangedFor, "window", o.window)
+	unchanged, err := h.measure("unchanged", func() *tally {
+		return h.drv.closedLoop(ctx, n, 0, 100*n, o.window, time.Now().Add(o.unchangedFor))
+	})
+	if err != nil {
+		return err
+	}
+	res.Phases = append(res.Phases, unchanged)
+	if ctx.Err() != nil || unchanged.EventsPerS == 0 {
+		return nil
+	}
+
+	rate := min(float64(n)/o.sentinelPeriod.Seconds(), 0.8*unchanged.EventsPerS)
+	h.log.Info("latency phase: one event per cluster, paced", "events_per_s", fmt.Sprintf("%.0f", rate), "bound", o.latencyFor)
+	latency, err := h.measure("latency", func() *tally {
+		return h.drv.paced(ctx, n, 0, n, rate, time.Now().Add(o.latencyFor), min(max(2*o.window, n/2), 2000))
+	})
+	if err != nil {
+		return err
+	}
+	latency.OfferedPerS = rate
+	res.Phases = append(res.Phases, latency)
+	return nil
+}
+
+// settle waits until Maestro is idle: the agents have reported the status of
+// the bundles just created (each report is a Maestro write). Bounded by
+// --settle-for; without Maestro's PID it waits 5s.
+func (h *harness) settle(ctx context.Context) {
+	start := time.Now()
+	if h.maestroPID == 0 {
+		sleepCtx(ctx, 5*time.Second)
+		return
+	}
+	quiet := 0
+	for time.Since(start) < h.o.settleFor && ctx.Err() == nil && quiet < 2 {
+		a, _ := cpuSeconds(h.maestroPID)
+		sleepCtx(ctx, time.Second)
+		b, _ := cpuSeconds(h.maestroPID)
+		if b-a < 0.05 {
+			quiet++
+		} else {
+			quiet = 0
+		}
+	}
+	h.log.Info("settled: Maestro idle", "waited", time.Since(start).Round(100*time.Millisecond))
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+func startAdapter(ctx context.Context, o *options, f adapterFiles, log *slog.Logger) (adapterUnderTest, error) {
+	if o.adapterMode == "inproc" {
+		return startInProcess(ctx, f, o.cpuProfile, log)
+	}
+	return startBinary(ctx, o.adapterBin, f)
+}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/bundle-adapter/bundle-adapter/maestroclient/agentsim"
+)
+
+var httpClient = &http.Client{Timeout: 10 * time.Second}
+
+// registerConsumers registers the consumers in Maestro (409 is fine).
+func registerConsumers(ctx context.Context, rest string, names []string) error {
+	for _, n := range names {
+		body, _ := json.Marshal(map[string]string{"name": n})
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, rest+"/api/maestro/v1/consumers", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := httpClient.Do(req)
+		if err != nil {
+			return fmt.Errorf("register consumer %s: %w", n, err)
+		}
+		msg, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusConflict {
+			return fmt.Errorf("register consumer %s: HTTP %d: %s", n, resp.StatusCode, msg)
+		}
+	}
+	return nil
+}
+
+// bundlesTracked counts the bundles of source in Maestro (one REST list of
+// a single item; the total comes with it).
+func bundlesTracked(ctx context.Context, rest, source string) (int, error) {
+	q := url.Values{"search": {fmt.Sprintf("source='%s'", source)}, "size": {"1"}}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, rest+"/api/maestro/v1/resource-bundles?"+q.Encode(), nil)
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(resp.Body)
+		return 0, fmt.Errorf("list resource bundles: HTTP %d: %s", resp.StatusCode, msg)
+	}
+	var list struct {
+		Total int `json:"total"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+		return 0, err
+	}
+	return list.Total, nil
+}
+
+// startAgents connects one simulated agent per consumer; each reports the
+// bundles it receives applied and available and confirms deletions at once.
+func startAgents(ctx context.Context, broker string, consumers []string, log *slog.Logger) ([]*agentsim.Agent, error) {
+	var agents []*agentsim.Agent
+	for _, c := range consumers {
+		a, err := agentsim.Start(ctx, agentsim.Options{BrokerAddress: broker, Consumer: c,
+			Delete: agentsim.DeleteAtOnce, Logger: log})
+		if err != nil {
+			stopAgents(agents)
+			return nil, fmt.Errorf("agent for %s: %w", c, err)
+		}
+		agents = append(agents, a)
+	}
+	return agents, nil
+}
+
+func stopAgents(agents []*agentsim.Agent) {
+	for _, a := range agents {
+		a.Stop()
+	}
+}
+
+// deleteTopology removes the exchange and queues the adapter declared for
+// this run's topic, so runs do not accumulate durable queues.
+func deleteTopology(rabbitURL, topic, subscription string) error {
+	conn, err := amqp.Dial(rabbitURL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	ch, err := conn.Channel()
+	if err != nil {
+		return err
+	}
+	defer ch.Close()
+	queue := topic + "-" + subscription
+	for _, q := range []string{queue, queue + ".dead-letter"} {
+		if _, err := ch.QueueDelete(q, false, false, false); err != nil {
+			return err
+		}
+	}
+	return ch.ExchangeDelete(topic, false, false)
+}
+
+// pgSessions is how many sessions (connections) PostgreSQL has opened on
+// db since its statistics were reset (pg_stat_database.sessions), through
+// psql with the MAESTRO_DB_* settings hack/maestro.sh uses.
+func pgSessions(ctx context.Context, db string) (float64, error) {
+	env := func(k, def string) string {
+		if v := os.Getenv(k); v != "" {
+			return v
+		}
+		return def
+	}
+	cmd := exec.CommandContext(ctx, "psql", "-h", env("MAESTRO_DB_HOST", "127.0.0.1"), "-p", env("MAESTRO_DB_PORT", "5432"),
+		"-U", env("MAESTRO_DB_USER", "postgres"), "-d", "postgres", "-qtAc",
+		fmt.Sprintf("select sessions from pg_stat_database where datname = '%s'", strings.ReplaceAll(db, "'", "''")))
+	cmd.Env = append(os.Environ(), "PGPASSWORD="+os.Getenv("MAESTRO_DB_PASSWORD"))
+	out, err := cmd.Output()
+	if err != nil {
+		return 0, fmt.Errorf("psql: %w", err)
+	}
+	return strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+}

@@ -1,0 +1,102 @@
+package maestroclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+
+	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+)
+
+var _ adapter.Maestro = (*Pool)(nil)
+
+// Pool implements adapter.Maestro on Options.Clients Clients, each with its
+// own gRPC source connection, sdk-go publish limiter (about 50 events/s) and
+// write lock, so writes for different bundles are neither capped at one
+// client's rate nor serialized behind one lock.
+//
+// Every call for a bundle goes through the same Client, chosen by a hash of
+// consumer and name: the writes of one bundle keep the order the caller
+// makes them in, exactly as with one Client. Every Client subscribes to the
+// source's status events, so Maestro sends each event to every Client of the
+// pool (the pool does not act on them).
+//
+// A Pool is safe for concurrent use. Create it with NewPool and release it
+// with Close.
+type Pool struct {
+	clients []*Client
+}
+
+// NewPool connects opts.Clients Clients (default DefaultClients) with opts.
+// Like New it does not wait for the server.
+func NewPool(ctx context.Context, opts Options) (*Pool, error) {
+	opts = opts.withDefaults()
+	if err := opts.validate(); err != nil {
+		return nil, fmt.Errorf("maestroclient: invalid options: %w", err)
+	}
+	p := &Pool{clients: make([]*Client, 0, opts.Clients)}
+	for range opts.Clients {
+		c, err := New(ctx, opts)
+		if err != nil {
+			_ = p.Close()
+			return nil, err
+		}
+		p.clients = append(p.clients, c)
+	}
+	return p, nil
+}
+
+// Size is the number of Clients in the pool.
+func (p *Pool) Size() int { return len(p.clients) }
+
+// Close closes every Client. The Pool must not be used after Close.
+func (p *Pool) Close() error {
+	var errs []error
+	for _, c := range p.clients {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// client is the Client every call for the bundle consumer/name goes through.
+func (p *Pool) client(consumer, name string) *Client {
+	if len(p.clients) == 1 {
+		return p.clients[0]
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(consumer))
+	_, _ = h.Write([]byte{0})
+	_, _ = h.Write([]byte(name))
+	return p.clients[h.Sum32()%uint32(len(p.clients))]
+}
+
+// Get reads a bundle; see Client.Get.
+func (p *Pool) Get(ctx context.Context, consumer, name string) (*workv1.ManifestWork, error) {
+	return p.client(consumer, name).Get(ctx, consumer, name)
+}
+
+// Create publishes a new bundle; see Client.Create.
+func (p *Pool) Create(ctx context.Context, consumer string, work *workv1.ManifestWork) (*workv1.ManifestWork, error) {
+	name := ""
+	if work != nil {
+		name = work.Name
+	}
+	return p.client(consumer, name).Create(ctx, consumer, work)
+}
+
+// Update patches a bundle; see Client.Update.
+func (p *Pool) Update(ctx context.Context, consumer string, observed, desired *workv1.ManifestWork) (*workv1.ManifestWork, error) {
+	name := ""
+	if observed != nil {
+		name = observed.Name
+	}
+	return p.client(consumer, name).Update(ctx, consumer, observed, desired)
+}
+
+// Delete asks for a bundle's deletion; see Client.Delete.
+func (p *Pool) Delete(ctx context.Context, consumer, name string) error {
+	return p.client(consumer, name).Delete(ctx, consumer, name)
+}

@@ -1,0 +1,83 @@
+package maestroclient
+
+import (
+	"context"
+	"errors"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	workv1 "open-cluster-management.io/api/work/v1"
+	"open-cluster-management.io/sdk-go/pkg/cloudevents/clients/common"
+	"open-cluster-management.io/sdk-go/pkg/cloudevents/clients/store"
+	"open-cluster-management.io/sdk-go/pkg/cloudevents/clients/utils"
+	workpayload "open-cluster-management.io/sdk-go/pkg/cloudevents/clients/work/payload"
+	sourceclient "open-cluster-management.io/sdk-go/pkg/cloudevents/clients/work/source/client"
+	sourcecodec "open-cluster-management.io/sdk-go/pkg/cloudevents/clients/work/source/codec"
+	ceclients "open-cluster-management.io/sdk-go/pkg/cloudevents/generic/clients"
+	grpcoptions "open-cluster-management.io/sdk-go/pkg/cloudevents/generic/options/grpc"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+)
+
+// newSourceClient is maestro's grpcsource work client without its status
+// subscription: the same sdk-go ManifestWorkSourceClient and CloudEvents
+// source client, over a store that reads bundles through REST as
+// grpcsource's does, but never subscribed to the source's status events.
+// The adapter reads status with Get and never watches, so the subscription
+// only cost CPU on both ends: Maestro encoded every agent status update for
+// every client of a source, and each client decoded it and dropped it.
+func newSourceClient(ctx context.Context, rest *restReader, dialer *grpcoptions.GRPCDialer,
+	sourceID string) (*sourceclient.ManifestWorkSourceClient, error) {
+	ce, err := ceclients.NewCloudEventSourceClient[*workv1.ManifestWork](ctx,
+		grpcoptions.NewSourceOptions(&grpcoptions.GRPCOptions{Dialer: dialer}, sourceID, workpayload.ManifestBundleEventDataType),
+		nil, nil, // no resync: no lister and no status hashes needed
+		sourcecodec.NewManifestBundleCodec())
+	if err != nil {
+		return nil, err
+	}
+	return sourceclient.NewManifestWorkSourceClient(sourceID, &restStore{rest: rest, sourceID: sourceID}, ce), nil
+}
+
+// restStore is the store the sdk-go work client consults before it
+// publishes: Create checks that the bundle does not exist, Patch and Delete
+// start from the bundle as Maestro holds it. Every read goes to Maestro's
+// REST API; nothing is cached, nothing is watched.
+type restStore struct {
+	rest     *restReader
+	sourceID string
+}
+
+var _ store.ClientWatcherStore[*workv1.ManifestWork] = (*restStore)(nil)
+
+var errNoWatch = errors.New("maestroclient: watching and listing bundles is not supported")
+
+// Get reads the bundle; a 404 is (nil, false, nil).
+func (s *restStore) Get(ctx context.Context, namespace, name string) (*workv1.ManifestWork, bool, error) {
+	work, err := s.rest.bundle(ctx, utils.UID(s.sourceID, common.ManifestWorkGR.String(), namespace, name))
+	switch {
+	case errors.Is(err, adapter.ErrNotFound):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, err
+	}
+	return work, true, nil
+}
+
+func (s *restStore) GetWatcher(context.Context, string, metav1.ListOptions) (watch.Interface, error) {
+	return nil, errNoWatch
+}
+
+func (s *restStore) List(context.Context, string, metav1.ListOptions) (*store.ResourceList[*workv1.ManifestWork], error) {
+	return nil, errNoWatch
+}
+
+func (s *restStore) ListAll(context.Context) ([]*workv1.ManifestWork, error) { return nil, errNoWatch }
+
+// HandleReceivedResource is never called: the client does not subscribe.
+func (s *restStore) HandleReceivedResource(context.Context, *workv1.ManifestWork) error { return nil }
+
+func (s *restStore) Add(runtime.Object) error    { return nil }
+func (s *restStore) Update(runtime.Object) error { return nil }
+func (s *restStore) Delete(runtime.Object) error { return nil }
+func (s *restStore) HasInitiated() bool          { return true }
