@@ -30,7 +30,9 @@ type Options struct {
 	// it changes (token rotation). Empty: no Authorization header.
 	TokenPath string
 	// HTTPClient defaults to a client with no overall timeout (each request
-	// is bounded by Timeout through its context).
+	// is bounded by Timeout through its context) that keeps up to 64 idle
+	// connections to the API (net/http's default of 2 made a busy adapter
+	// open a new connection for a third of its calls).
 	HTTPClient *http.Client
 }
 
@@ -55,7 +57,9 @@ func New(o Options) *Client {
 		o.BaseDelay = 200 * time.Millisecond
 	}
 	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{}
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = 64
+		o.HTTPClient = &http.Client{Transport: t}
 	}
 	c := &Client{o: o}
 	if o.TokenPath != "" {
