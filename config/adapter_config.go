@@ -62,7 +62,8 @@ type BrokerSubscription struct {
 }
 
 // MaestroConfig configures the Maestro source client. Defaults: timeout 10s,
-// 3 retry attempts for unavailable errors.
+// 3 retry attempts for unavailable errors, 1 REST read in flight per pod
+// (max_concurrent_reads; see maestroclient.Options.MaxConcurrentReads).
 type MaestroConfig struct {
 	GRPCServerAddress        string      `yaml:"grpc_server_address"`
 	HTTPServerAddress        string      `yaml:"http_server_address"`
@@ -72,6 +73,7 @@ type MaestroConfig struct {
 	Timeout                  Duration    `yaml:"timeout"`
 	ServerHealthinessTimeout Duration    `yaml:"server_healthiness_timeout"`
 	RetryAttempts            int         `yaml:"retry_attempts"`
+	MaxConcurrentReads       int         `yaml:"max_concurrent_reads"`
 	Keepalive                Keepalive   `yaml:"keepalive"`
 	Auth                     MaestroAuth `yaml:"auth"`
 }
@@ -145,6 +147,9 @@ func (m *MaestroConfig) validate(l *errorList, path string) {
 	}
 	if m.SourceID == "" {
 		l.add(path+".source_id", "is required")
+	}
+	if m.MaxConcurrentReads < 0 {
+		l.add(path+".max_concurrent_reads", "must not be negative (0 means the default)")
 	}
 	oneOf(l, path+".auth.type", m.Auth.Type, "", "tls")
 	tls := m.Auth.TLSConfig

@@ -107,6 +107,7 @@ func TestBrokenAdapterConfig(t *testing.T) {
 		`bad-adapter.yaml:4: clients.hyperfleet_api.timeout: must be a duration such as 10s or 5m, not "soon"`,
 		`clients.maestro.http_server_address: is required`,
 		`clients.maestro.auth.type: set auth.type: tls, or insecure: true`,
+		`bad-adapter.yaml:8: clients.maestro.max_concurrent_reads: must not be negative (0 means the default)`,
 	})
 }
 

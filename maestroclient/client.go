@@ -52,6 +52,12 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("maestroclient: %w", err)
 	}
+	return newClient(ctx, opts, rest)
+}
+
+// newClient connects a Client with defaulted, valid opts that reads through
+// rest (which a Pool shares among its Clients).
+func newClient(ctx context.Context, opts Options, rest *restReader) (*Client, error) {
 	dialer, err := newDialer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("maestroclient: %w", err)
@@ -99,7 +105,7 @@ func newRESTReader(opts Options) (*restReader, error) {
 	// of its CPU per read compressing them, and this client decompressing.
 	transport.DisableCompression = true
 	return &restReader{client: &http.Client{Transport: transport, Timeout: opts.Timeout},
-		base: strings.TrimRight(opts.HTTPURL, "/")}, nil
+		base: strings.TrimRight(opts.HTTPURL, "/"), slots: make(chan struct{}, opts.MaxConcurrentReads)}, nil
 }
 
 func newDialer(opts Options) (*grpcoptions.GRPCDialer, error) {

@@ -20,6 +20,9 @@ const (
 	// DefaultClients is the size of a Pool: 4 source clients lift the
 	// create ceiling from one client's ~50 publishes/s to ~200/s.
 	DefaultClients = 4
+	// DefaultMaxConcurrentReads bounds the REST reads in flight; see
+	// Options.MaxConcurrentReads.
+	DefaultMaxConcurrentReads = 1
 )
 
 // Options configures a Client. The zero value of every field selects the
@@ -55,6 +58,19 @@ type Options struct {
 	// Clients is how many Clients NewPool opens, each with its own source
 	// connection and publish limiter; New ignores it. Default DefaultClients.
 	Clients int
+
+	// MaxConcurrentReads bounds the REST reads in flight at once, across
+	// every Client of a Pool; a read waits for a free slot (bounded by its
+	// context). Maestro serves each REST request on two PostgreSQL
+	// connections (its per-request transaction and the query) and keeps
+	// only two idle: with two reads in flight it opens, and PostgreSQL
+	// forks, a new session for about every other read, which costs more
+	// than the read. On the load harness one read in flight gave 286
+	// unchanged events/s, two 161/s, four 165/s, 64 141/s (bench/README.md).
+	// Raise it when Maestro is far away (reads then wait on the network,
+	// not on Maestro) or its database connections are pooled (PgBouncer).
+	// Default DefaultMaxConcurrentReads.
+	MaxConcurrentReads int
 
 	// Logger receives the client's logs and those of the maestro and sdk-go
 	// libraries (their informational messages at debug level). Default
@@ -104,6 +120,7 @@ func (o Options) withDefaults() Options {
 	o.Retry.InitialBackoff = orDefault(o.Retry.InitialBackoff, DefaultInitialBackoff)
 	o.Retry.MaxBackoff = orDefault(o.Retry.MaxBackoff, DefaultMaxBackoff)
 	o.Clients = orDefault(o.Clients, DefaultClients)
+	o.MaxConcurrentReads = orDefault(o.MaxConcurrentReads, DefaultMaxConcurrentReads)
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -126,6 +143,9 @@ func (o Options) validate() error {
 	}
 	if o.Clients < 1 {
 		errs = append(errs, errors.New("clients must be positive"))
+	}
+	if o.MaxConcurrentReads < 1 {
+		errs = append(errs, errors.New("max concurrent reads must be positive"))
 	}
 	errs = append(errs, o.GRPC.validate("grpc"))
 	errs = append(errs, o.HTTP.validate("http"))

@@ -37,9 +37,13 @@ func NewPool(ctx context.Context, opts Options) (*Pool, error) {
 	if err := opts.validate(); err != nil {
 		return nil, fmt.Errorf("maestroclient: invalid options: %w", err)
 	}
+	rest, err := newRESTReader(opts)
+	if err != nil {
+		return nil, fmt.Errorf("maestroclient: %w", err)
+	}
 	p := &Pool{clients: make([]*Client, 0, opts.Clients)}
 	for range opts.Clients {
-		c, err := New(ctx, opts)
+		c, err := newClient(ctx, opts, rest)
 		if err != nil {
 			_ = p.Close()
 			return nil, err

@@ -53,4 +53,8 @@ func TestNewPool(t *testing.T) {
 		!strings.Contains(err.Error(), "clients must be positive") {
 		t.Errorf("negative Clients: got %v", err)
 	}
+	if _, err := NewPool(context.Background(), Options{GRPC: insecure, HTTP: insecure, MaxConcurrentReads: -1}); err == nil ||
+		!strings.Contains(err.Error(), "max concurrent reads must be positive") {
+		t.Errorf("negative MaxConcurrentReads: got %v", err)
+	}
 }

@@ -27,15 +27,25 @@ import (
 type restReader struct {
 	client *http.Client
 	base   string // URL without trailing slash
+	// slots bounds the reads in flight (Options.MaxConcurrentReads).
+	slots chan struct{}
 }
 
 // maxBundleResponse bounds a response body: bundles are refused above
 // 500 KiB when rendered; their status adds little.
 const maxBundleResponse = 8 << 20
 
-// bundle reads one bundle by id. A failure is classified: ErrNotFound on
-// 404, ErrUnavailable on transport failures and 5xx (see classifyHTTP).
+// bundle reads one bundle by id, waiting for a free read slot first. A
+// failure is classified: ErrNotFound on 404, ErrUnavailable on transport
+// failures and 5xx (see classifyHTTP); the context's error when it ends
+// while waiting for a slot.
 func (r *restReader) bundle(ctx context.Context, id string) (*workv1.ManifestWork, error) {
+	select {
+	case r.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-r.slots }()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet,
 		r.base+"/api/maestro/v1/resource-bundles/"+url.PathEscape(id), nil)
 	if err != nil {

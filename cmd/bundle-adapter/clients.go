@@ -33,8 +33,9 @@ func newMaestro(ctx context.Context, c config.MaestroConfig, log *slog.Logger) (
 		GRPCAddress: c.GRPCServerAddress, GRPC: grpcTLS,
 		HTTPURL: c.HTTPServerAddress, HTTP: httpTLS,
 		SourceID: c.SourceID, Timeout: c.Timeout.D(),
-		Retry:  maestroclient.RetryOptions{Attempts: c.RetryAttempts},
-		Logger: log.With("component", "maestro"),
+		Retry:              maestroclient.RetryOptions{Attempts: c.RetryAttempts},
+		MaxConcurrentReads: c.MaxConcurrentReads,
+		Logger:             log.With("component", "maestro"),
 	})
 }
 
