@@ -66,11 +66,14 @@ func classify(err error) error {
 }
 
 // permanent lists fragments of refusals no retry can fix and no sentinel
-// describes: authentication and authorization.
+// describes: authentication and authorization (but see authorizerUnavailable).
 var permanent = []string{"unauthorized", "unauthenticated", "failed to authorize", "forbidden"}
 
 func sentinelFor(err error) error {
 	msg := strings.ToLower(err.Error())
+	if authorizerUnavailable(msg) {
+		return adapter.ErrUnavailable
+	}
 	for _, p := range permanent {
 		if strings.Contains(msg, p) {
 			return nil
