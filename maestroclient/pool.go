@@ -20,9 +20,9 @@ var _ adapter.Maestro = (*Pool)(nil)
 //
 // Every call for a bundle goes through the same Client, chosen by a hash of
 // consumer and name: the writes of one bundle keep the order the caller
-// makes them in, exactly as with one Client. Every Client subscribes to the
-// source's status events, so Maestro sends each event to every Client of the
-// pool (the pool does not act on them).
+// makes them in, exactly as with one Client. No Client subscribes to status
+// events (see newSourceClient). All Clients share one REST connection pool
+// and its read slots (Options.MaxConcurrentReads).
 //
 // A Pool is safe for concurrent use. Create it with NewPool and release it
 // with Close.

@@ -19,6 +19,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/adapter/health"
 	"github.com/bundle-adapter/bundle-adapter/adapter/metrics"
 	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/maestroclient"
 )
 
 type serveFlags struct {
@@ -85,7 +86,7 @@ func serve(ctx context.Context, cfg *config.Config, listen string, log *slog.Log
 		return err
 	}
 	defer closeConsumer()
-	srv, err := startHealth(listen, cfg, consumer, m, log)
+	srv, err := startHealth(listen, cfg, consumer, mc, m, log)
 	if err != nil {
 		return err
 	}
@@ -129,8 +130,14 @@ func consumeUntilDone(ctx context.Context, d *broker.Dispatcher, c broker.Consum
 	return nil
 }
 
-func startHealth(listen string, cfg *config.Config, c broker.Consumer, m *metrics.Metrics, log *slog.Logger) (*http.Server, error) {
-	client := &http.Client{Timeout: 2 * time.Second}
+// startHealth serves /healthz, /readyz and /metrics. Readiness checks the
+// broker subscription, Maestro's REST API through the Maestro client's own
+// connection (so with its TLS settings) and the HyperFleet API base URL.
+// healthCheckTimeout bounds each readiness check's request.
+const healthCheckTimeout = 2 * time.Second
+
+func startHealth(listen string, cfg *config.Config, c broker.Consumer, mc *maestroclient.Pool, m *metrics.Metrics, log *slog.Logger) (*http.Server, error) {
+	client := &http.Client{Timeout: healthCheckTimeout}
 	checks := map[string]health.Check{
 		"broker": func(context.Context) error {
 			if !c.Ready() {
@@ -138,7 +145,11 @@ func startHealth(listen string, cfg *config.Config, c broker.Consumer, m *metric
 			}
 			return nil
 		},
-		"maestro":        health.HTTPCheck(client, cfg.Adapter.Clients.Maestro.HTTPServerAddress+"/api/maestro/v1"),
+		"maestro": func(ctx context.Context) error {
+			ctx, cancel := context.WithTimeout(ctx, healthCheckTimeout)
+			defer cancel()
+			return mc.Ping(ctx)
+		},
 		"hyperfleet_api": health.HTTPCheck(client, cfg.Adapter.Clients.HyperfleetAPI.BaseURL),
 	}
 	h := health.New(checks, promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}), 5*time.Second)
