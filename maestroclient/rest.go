@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/openshift-online/maestro/pkg/api/openapi"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -72,14 +74,27 @@ func (r *restReader) bundle(ctx context.Context, id string) (*workv1.ManifestWor
 	return work, nil
 }
 
-// errorReason is the reason of Maestro's error body, or the HTTP status.
+// errorReason is the reason of Maestro's error body; otherwise the HTTP
+// status and the start of a plain-text body, which is what answers a
+// misconfigured client (e.g. "Client sent an HTTP request to an HTTPS
+// server.").
 func errorReason(resp *http.Response, body []byte) string {
 	var e openapi.Error
 	if json.Unmarshal(body, &e) == nil && e.Reason != nil && *e.Reason != "" {
 		return *e.Reason
 	}
-	return resp.Status
+	text := strings.TrimSpace(string(body))
+	if text == "" || !utf8.ValidString(text) || strings.HasPrefix(text, "{") || strings.HasPrefix(text, "<") {
+		return resp.Status
+	}
+	if r := []rune(text); len(r) > maxReasonText {
+		text = string(r[:maxReasonText]) + "..."
+	}
+	return resp.Status + ": " + text
 }
+
+// maxReasonText bounds the body text quoted in an error.
+const maxReasonText = 200
 
 // wireBundle is the part of openapi.ResourceBundle a ManifestWork is made
 // of, each member kept as the server wrote it until it is decoded into its
