@@ -28,8 +28,31 @@
 #   MAESTRO_LOG_LEVEL      [2]     klog verbosity of the server (-v)
 #   MAESTRO_GRPC_TLS_CERT_FILE, MAESTRO_GRPC_TLS_KEY_FILE
 #                          [unset] serve the source gRPC API over TLS with this
-#                          PEM pair (authentication stays "mock"; Maestro's
-#                          mTLS authn needs a Kubernetes authorizer)
+#                          PEM pair; without a client CA authentication stays
+#                          "mock" (every client is "mock", every source allowed)
+#   MAESTRO_GRPC_CLIENT_CA_FILE
+#                          [unset] mutual TLS on the source gRPC API
+#                          (--grpc-authn-type=mtls): clients must present a
+#                          certificate signed by this PEM CA (or a system
+#                          root); its CN is the user, its O the groups (both
+#                          required). Needs the TLS pair above and
+#                          MAESTRO_GRPC_AUTHORIZER_KUBECONFIG
+#   MAESTRO_GRPC_AUTHORIZER_KUBECONFIG
+#                          [unset] kubeconfig of the Kubernetes API server that
+#                          authorizes mTLS clients: every publish and subscribe
+#                          is a SubjectAccessReview of nonResourceURL
+#                          /sources/<source-id>, verb pub or sub (RBAC: a
+#                          ClusterRole with nonResourceURLs and a binding)
+#   MAESTRO_HTTPS_CERT_FILE, MAESTRO_HTTPS_KEY_FILE
+#                          [unset] serve the REST API over HTTPS with this PEM
+#                          pair (MAESTRO_REST_URL becomes https://). Runs the
+#                          server as MAESTRO_ENV=production (development means
+#                          HTTPS off) with JWT and authz off. Health check,
+#                          metrics and the agent broker stay plaintext
+#   MAESTRO_HTTPS_CA_FILE  [unset] CA this script verifies the HTTPS server with
+#                          (start, register); unset: not verified (loopback)
+#   The TLS variables (like the ports) must be set for every command, so that
+#   env, status and register address the server as it was started.
 set -euo pipefail
 
 MAESTRO_MODULE=github.com/openshift-online/maestro
@@ -100,7 +123,16 @@ GRPC_PORT=${MAESTRO_GRPC_PORT:-8090}
 BROKER_PORT=${MAESTRO_BROKER_PORT:-8091}
 HEALTH_PORT=${MAESTRO_HEALTH_PORT:-8083}
 METRICS_PORT=${MAESTRO_METRICS_PORT:-8084}
+HTTPS_CERT_FILE=${MAESTRO_HTTPS_CERT_FILE:-}
+HTTPS_KEY_FILE=${MAESTRO_HTTPS_KEY_FILE:-}
 REST_URL=http://${HOST}:${HTTP_PORT}
+# REST_TLS holds the curl flags of the REST calls of this script.
+REST_TLS=()
+if [[ -n "${HTTPS_CERT_FILE}${HTTPS_KEY_FILE}" ]]; then
+	REST_URL=https://${HOST}:${HTTP_PORT}
+	REST_TLS=(--insecure)
+	[[ -z "${MAESTRO_HTTPS_CA_FILE:-}" ]] || REST_TLS=(--cacert "${MAESTRO_HTTPS_CA_FILE}")
+fi
 
 # running prints the server PID when the PID file names a live maestro process.
 running() {
@@ -168,7 +200,7 @@ wait_healthy() {
 	local timeout=${MAESTRO_START_TIMEOUT:-60} pid=$1
 	local deadline=$((SECONDS + timeout))
 	until curl -fsS -o /dev/null "http://${HOST}:${HEALTH_PORT}/healthcheck" 2>/dev/null &&
-		curl -fsS -o /dev/null "${REST_URL}/api/maestro/v1/consumers" 2>/dev/null; do
+		curl -fsS "${REST_TLS[@]}" -o /dev/null "${REST_URL}/api/maestro/v1/consumers" 2>/dev/null; do
 		if ! kill -0 "${pid}" 2>/dev/null; then
 			tail -n 30 "${LOG_FILE}" >&2 || true
 			die "maestro exited during start-up, log: ${LOG_FILE}"
@@ -193,6 +225,7 @@ cmd_start() {
 		return
 	fi
 	[[ -x "${BIN}" ]] || die "no maestro binary at ${BIN}; run: $0 build"
+	tls_args
 	check_ports_free
 	mkdir -p "${RUN_DIR}"
 	prepare_db "${fresh}"
@@ -206,6 +239,42 @@ cmd_start() {
 	print_addresses
 }
 
+# readable dies unless every named variable holds the path of a readable file.
+readable() {
+	local v
+	for v in "$@"; do
+		[[ -r "${!v:-}" ]] || die "${v} must name a readable file (got '${!v:-}')"
+	done
+}
+
+# tls_args checks the TLS variables and sets TLS_ARGS (server flags) and
+# SERVER_ENV (environment of the server process) from them.
+tls_args() {
+	TLS_ARGS=() SERVER_ENV=()
+	if [[ -n "${MAESTRO_GRPC_TLS_CERT_FILE:-}${MAESTRO_GRPC_TLS_KEY_FILE:-}" ]]; then
+		[[ -r "${MAESTRO_GRPC_TLS_CERT_FILE:-}" && -r "${MAESTRO_GRPC_TLS_KEY_FILE:-}" ]] ||
+			die "MAESTRO_GRPC_TLS_CERT_FILE and MAESTRO_GRPC_TLS_KEY_FILE must both name readable files"
+		TLS_ARGS+=(--grpc-tls-cert-file="${MAESTRO_GRPC_TLS_CERT_FILE}" --grpc-tls-key-file="${MAESTRO_GRPC_TLS_KEY_FILE}")
+	fi
+	if [[ -n "${MAESTRO_GRPC_CLIENT_CA_FILE:-}${MAESTRO_GRPC_AUTHORIZER_KUBECONFIG:-}" ]]; then
+		[[ -n "${MAESTRO_GRPC_TLS_CERT_FILE:-}" ]] || die "gRPC mutual TLS needs MAESTRO_GRPC_TLS_CERT_FILE and MAESTRO_GRPC_TLS_KEY_FILE"
+		readable MAESTRO_GRPC_CLIENT_CA_FILE MAESTRO_GRPC_AUTHORIZER_KUBECONFIG
+		TLS_ARGS+=(--grpc-authn-type=mtls --grpc-client-ca-file="${MAESTRO_GRPC_CLIENT_CA_FILE}"
+			--grpc-authorizer-config="${MAESTRO_GRPC_AUTHORIZER_KUBECONFIG}")
+	fi
+	if [[ -n "${HTTPS_CERT_FILE}${HTTPS_KEY_FILE}" ]]; then
+		readable MAESTRO_HTTPS_CERT_FILE MAESTRO_HTTPS_KEY_FILE
+		[[ -z "${MAESTRO_HTTPS_CA_FILE:-}" ]] || readable MAESTRO_HTTPS_CA_FILE
+		# The development environment (the default) means HTTPS off: its
+		# VisitConfig forces it (in this version on a config copy the server
+		# never reads, so it is not enforced). Production only sets defaults;
+		# these flags pin them: no JWT, no authz, no OCM, no Sentry.
+		SERVER_ENV=(MAESTRO_ENV=production)
+		TLS_ARGS+=(--enable-https=true --https-cert-file="${HTTPS_CERT_FILE}" --https-key-file="${HTTPS_KEY_FILE}"
+			--enable-jwt=false --enable-authz=false --enable-ocm-mock=true --enable-sentry=false)
+	fi
+}
+
 # launch starts the server in the background, on loopback only.
 launch() {
 	local args=(server "${DB_ARGS[@]}"
@@ -217,13 +286,9 @@ launch() {
 		--health-check-server-bindport="${HEALTH_PORT}"
 		--metrics-server-bindport="${METRICS_PORT}"
 		--alsologtostderr -v="${MAESTRO_LOG_LEVEL:-2}"
+		"${TLS_ARGS[@]}"
 	)
-	if [[ -n "${MAESTRO_GRPC_TLS_CERT_FILE:-}${MAESTRO_GRPC_TLS_KEY_FILE:-}" ]]; then
-		[[ -r "${MAESTRO_GRPC_TLS_CERT_FILE:-}" && -r "${MAESTRO_GRPC_TLS_KEY_FILE:-}" ]] ||
-			die "MAESTRO_GRPC_TLS_CERT_FILE and MAESTRO_GRPC_TLS_KEY_FILE must both name readable files"
-		args+=(--grpc-tls-cert-file="${MAESTRO_GRPC_TLS_CERT_FILE}" --grpc-tls-key-file="${MAESTRO_GRPC_TLS_KEY_FILE}")
-	fi
-	nohup "${BIN}" "${args[@]}" </dev/null >"${LOG_FILE}" 2>&1 &
+	env "${SERVER_ENV[@]}" nohup "${BIN}" "${args[@]}" </dev/null >"${LOG_FILE}" 2>&1 &
 	echo $! >"${PID_FILE}"
 }
 
@@ -280,7 +345,7 @@ cmd_register() {
 	for name in "$@"; do
 		[[ "${name}" =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$ ]] || die "register: invalid consumer name ${name}"
 		body=$(mktemp)
-		code=$(curl -sS -o "${body}" -w '%{http_code}' -X POST \
+		code=$(curl -sS "${REST_TLS[@]}" -o "${body}" -w '%{http_code}' -X POST \
 			-H 'Content-Type: application/json' \
 			-d "{\"name\":\"${name}\"}" "${REST_URL}/api/maestro/v1/consumers") ||
 			{ rm -f "${body}"; die "register: maestro unreachable at ${REST_URL}"; }

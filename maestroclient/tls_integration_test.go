@@ -13,6 +13,8 @@ import (
 // MAESTRO_GRPC_CA_FILE naming the CA of its certificate. The other tests
 // then use TLS too; this one checks that a client which cannot verify the
 // server, or speaks plaintext, fails with ErrUnavailable and writes nothing.
+// Mutual TLS (authorized by a Kubernetes API server) and REST over HTTPS run
+// against the real server in e2e/tls_test.go.
 func TestGRPCOverTLS(t *testing.T) {
 	s := requireServer(t)
 	if s.grpcTLS.Insecure {
