@@ -1,0 +1,287 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter/broker/rabbitmq"
+	"github.com/bundle-adapter/bundle-adapter/maestroclient"
+)
+
+// replicaConsumers is how many consumers (each with its own real agent) the
+// replica test spreads its clusters over.
+const replicaConsumers = 10
+
+// Two replicas on one queue, 1,000 events over 100 clusters with
+// recreations in flight: every bundle converges to the desired generation,
+// exactly one delete per recreation (no bundle that already carries the
+// desired fingerprint is deleted), and no event is lost.
+//
+// The clusters are spread over ten consumers, each served by its own real
+// `maestro agent` (twenty bundles each), as hosted clusters spread over
+// management clusters. With all 100 clusters on one agent, Maestro itself
+// stalled: sdk-go's gRPC broker blocks every subscriber while one
+// subscriber's 100-slot channel is full, and 100 recreations at once fill
+// it (docs/reliability.md).
+func TestTwoReplicasConverge(t *testing.T) {
+	st := requireStack(t)
+	consumers := startAgents(t, "e2e-rep", replicaConsumers)
+	api := newAPI(t)
+	topic := unique("e2e-")
+	dir := newAdapterDir(t, st, api, topic, rabbitBroker(st, topic))
+	consumerFromCluster(t, dir)
+	a := startAdapter(t, st, dir, topic)
+	b := startAdapter(t, st, dir, topic)
+	kc := kubeClient(t, st)
+	const clusters, eventsEach = 100, 10
+	ids := make([]string, clusters)
+	placement := map[string]map[string]any{}
+	for i := range ids {
+		ids[i] = unique("r")
+		placement[ids[i]] = map[string]any{"consumer": consumers[i%len(consumers)]}
+		api.setCluster(ids[i], 1, placement[ids[i]])
+	}
+	send := replicaPublisher(t, st, topic)
+	for _, id := range ids {
+		send(id, 1)
+	}
+	waitApplied(t, api, ids, 1, 180*time.Second, true)
+	deletesBefore := a.metric("bundle_adapter_maestro_requests_total", `verb="delete"`) + b.metric("bundle_adapter_maestro_requests_total", `verb="delete"`)
+	for _, id := range ids {
+		api.setCluster(id, 2, placement[id])
+	}
+	agentLost := newLostDeletions(t, st, kc, "e2e-"+topic, placement)
+	// Like Sentinel, resend the event of every cluster not yet reconciled
+	// about every 10 s: a recreation continues only on the next event after
+	// Maestro's 404, which comes when the agent's deletion (foreground, on
+	// its own backoff) is done. At least 10 events per cluster, at most 30;
+	// no more once every cluster left is one whose deletion the agent lost.
+	sent := 0
+	for round := 0; round < 30; round++ {
+		pending := notApplied(api, ids, 2)
+		if round >= eventsEach-1 && len(agentLost.unexplained(pending)) == 0 {
+			break
+		}
+		targets := ids
+		if round >= eventsEach-1 {
+			targets = pending
+		}
+		for _, id := range targets {
+			send(id, 2)
+			sent++
+		}
+		time.Sleep(10 * time.Second)
+	}
+	t.Logf("%d generation-1 and %d generation-2 events sent", clusters, sent)
+	waitApplied(t, api, ids, 2, 30*time.Second, false)
+	pending := notApplied(api, ids, 2)
+	for id, why := range agentLost.unexplained(pending) {
+		t.Errorf("cluster %s not converged: %v (last status %v)", id, why, api.lastStatus(id))
+	}
+	t.Logf("%d of %d clusters converged; the agent lost the deletion of the old bundle of %v", clusters-len(pending), clusters, pending)
+	deletes := a.metric("bundle_adapter_maestro_requests_total", `verb="delete"`) + b.metric("bundle_adapter_maestro_requests_total", `verb="delete"`) - deletesBefore
+	if deletes != clusters {
+		t.Errorf("%v deletes for %d recreations, want exactly one each", deletes, clusters)
+	}
+	for _, id := range ids {
+		if slices.Contains(pending, id) {
+			continue
+		}
+		if _, gen, deleting, err := jobState(kc, "validate-"+id); err != nil || gen != "2" || deleting {
+			t.Errorf("cluster %s: Job generation %q, deleting %v (%v)", id, gen, deleting, err)
+		}
+	}
+	eventually(t, 60*time.Second, "the queue drained (no event lost or stuck)", func() error {
+		return queueEmpty(topic + "-e2e")
+	})
+	if a.metric("bundle_adapter_events_total") == 0 || b.metric("bundle_adapter_events_total") == 0 {
+		t.Errorf("both replicas must take part: %v and %v events", a.metric("bundle_adapter_events_total"), b.metric("bundle_adapter_events_total"))
+	}
+}
+
+// lostDeletions tells the clusters whose old validation bundle the agent
+// lost the deletion of, proven by both: Maestro still holds that bundle
+// (generation 1) marked deleting, and the cluster's Job carries generation 1
+// but was created after that deletion began, i.e. the agent applied the
+// deleting bundle again and will never report it gone. sdk-go's agent store
+// has that race (a status patch of the work racing the delete event
+// overwrites the deletion; see docs/reliability.md). The adapter rightly
+// waits (RecreationPending, then RecreationStalled): it neither creates the
+// new bundle nor deletes again, which the delete count checks.
+type lostDeletions struct {
+	t         *testing.T
+	mc        *maestroclient.Client
+	kc        *kubernetes.Clientset
+	placement map[string]map[string]any
+}
+
+func newLostDeletions(t *testing.T, st *stack, kc *kubernetes.Clientset, sourceID string, placement map[string]map[string]any) *lostDeletions {
+	t.Helper()
+	mc, err := maestroclient.New(t.Context(), maestroclient.Options{GRPCAddress: st.grpcAddr, GRPC: maestroclient.TLSOptions{Insecure: true},
+		HTTPURL: st.restURL, HTTP: maestroclient.TLSOptions{Insecure: true}, SourceID: sourceID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mc.Close() })
+	return &lostDeletions{t: t, mc: mc, kc: kc, placement: placement}
+}
+
+// unexplained returns, for each cluster of ids whose deletion the agent did
+// not lose, why not.
+func (l *lostDeletions) unexplained(ids []string) map[string]error {
+	out := map[string]error{}
+	for _, id := range ids {
+		if err := agentLostDeletion(l.t, l.mc, l.kc, l.placement[id]["consumer"].(string), id); err != nil {
+			out[id] = err
+		}
+	}
+	return out
+}
+
+// agentLostDeletion returns nil when the old validation bundle of cluster
+// id is still deleting in Maestro and its Job was re-created, with the old
+// generation, after that deletion began.
+func agentLostDeletion(t *testing.T, mc *maestroclient.Client, kc *kubernetes.Clientset, consumer, id string) error {
+	work, err := mc.Get(t.Context(), consumer, id+"-validation")
+	if err != nil {
+		return fmt.Errorf("old bundle: %w", err)
+	}
+	if work.DeletionTimestamp == nil || work.Annotations["hyperfleet.io/generation"] != "1" {
+		return fmt.Errorf("bundle %s-validation is not an old bundle being deleted (deletion %v, generation %q)",
+			id, work.DeletionTimestamp, work.Annotations["hyperfleet.io/generation"])
+	}
+	job, err := kc.BatchV1().Jobs("default").Get(t.Context(), "validate-"+id, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("job: %w", err)
+	}
+	if gen := jobGeneration(job); gen != "1" || !job.CreationTimestamp.After(work.DeletionTimestamp.Time) {
+		return fmt.Errorf("job generation %q created %v, deletion began %v: not re-applied by the agent",
+			gen, job.CreationTimestamp, work.DeletionTimestamp)
+	}
+	return nil
+}
+
+// startAgents registers n consumers named prefix-0.. and starts a real
+// agent for each (hack/agent.sh); they are stopped when the test ends.
+func startAgents(t *testing.T, prefix string, n int) []string {
+	t.Helper()
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("%s-%d", prefix, i)
+	}
+	out, err := exec.Command("../hack/agent.sh", append([]string{"start"}, names...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("hack/agent.sh start: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("../hack/agent.sh", append([]string{"stop"}, names...)...).CombinedOutput(); err != nil {
+			t.Logf("hack/agent.sh stop: %v\n%s", err, out)
+		}
+	})
+	return names
+}
+
+// consumerFromCluster makes the task config in dir place each cluster on
+// the consumer the HyperFleet API names for it (cluster.consumer), instead
+// of the one consumer of MAESTRO_CONSUMER.
+func consumerFromCluster(t *testing.T, dir string) {
+	t.Helper()
+	const (
+		envConsumer = "  - {name: consumer, source: env.MAESTRO_CONSUMER, type: string, default: cluster1}\n"
+		after       = "  - {name: is_deleting, source: {expression: \"cluster.?deleted_time.hasValue()\"}}\n"
+		fromAPI     = "  - {name: consumer, source: {expression: 'cluster.?consumer.orValue(\"\")'}, type: string}\n"
+	)
+	path := dir + "/task-config.yaml"
+	task := readFile(t, path)
+	if !strings.Contains(task, envConsumer) || !strings.Contains(task, after) {
+		t.Fatalf("%s: the example's consumer or is_deleting param changed; update consumerFromCluster", path)
+	}
+	task = strings.Replace(task, envConsumer, "", 1)
+	task = strings.Replace(task, after, after+fromAPI, 1)
+	writeFile(t, path, task)
+}
+
+// replicaPublisher returns a function publishing a reconcile event for a
+// cluster at a generation on one shared connection.
+func replicaPublisher(t *testing.T, st *stack, topic string) func(id string, gen int) {
+	t.Helper()
+	pub, err := rabbitmq.NewPublisher(st.rabbitURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pub.Close() })
+	return func(id string, gen int) {
+		body, _ := json.Marshal(map[string]any{"specversion": "1.0", "id": unique("ev-"), "type": "com.redhat.hyperfleet.cluster.reconcile",
+			"source": "hyperfleet-sentinel", "data": map[string]any{"id": id, "kind": "Cluster", "generation": gen}})
+		if err := pub.Publish(context.Background(), topic, "cluster.reconcile", body, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// waitApplied waits (sending nothing) until every cluster's last status is
+// Applied True at the generation. Past the timeout it fails the test when
+// must is set, and returns otherwise.
+func waitApplied(t *testing.T, api *hyperfleetAPI, ids []string, gen int, timeout time.Duration, must bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		missing := notApplied(api, ids, gen)
+		if len(missing) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			if must {
+				t.Fatalf("after %v: %d of %d clusters not applied at generation %d", timeout, len(missing), len(ids), gen)
+			}
+			return
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// notApplied lists the clusters whose last status is not Applied True at gen.
+func notApplied(api *hyperfleetAPI, ids []string, gen int) []string {
+	var out []string
+	for _, id := range ids {
+		s := api.lastStatus(id)
+		if s == nil || condition(s, "Applied") != "True/BundlesApplied" || fmt.Sprint(s["observed_generation"]) != fmt.Sprint(gen) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func queueEmpty(queue string) error {
+	out, err := exec.Command("rabbitmqctl", "-q", "list_queues", "name", "messages").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%v: %s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == queue && f[1] != "0" {
+			return fmt.Errorf("%s holds %s messages", queue, f[1])
+		}
+	}
+	return nil
+}
+
+// jobGeneration is the GENERATION env value of a validation Job.
+func jobGeneration(job *batchv1.Job) string {
+	for _, e := range job.Spec.Template.Spec.Containers[0].Env {
+		if e.Name == "GENERATION" {
+			return e.Value
+		}
+	}
+	return ""
+}
