@@ -11,10 +11,9 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/config"
 )
 
-// discover resolves a bundle's consumer and name and reads it from Maestro:
-// the one authoritative read of the event (pre-discovery). The observed
-// bundle becomes resources.<name> for CEL, with nested discoveries promoted.
-func (r *run) discover(ctx context.Context, res *config.Resource) *bundle {
+// resolve renders a bundle's consumer and name. A bundle that cannot be
+// addressed is failed (RenderFailed) and is not read.
+func (r *run) resolve(res *config.Resource) *bundle {
 	b := &bundle{res: res}
 	b.out = Outcome{Name: res.Name}
 	var err error
@@ -27,15 +26,52 @@ func (r *run) discover(ctx context.Context, res *config.Resource) *bundle {
 	}
 	if err != nil {
 		r.fail(b, ReasonRenderFailed, &renderError{err})
-		return b
 	}
-	work, err := r.p.maestro.Get(ctx, b.consumer, b.workName)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		r.fail(b, reasonFor(err), err)
-		return b
-	}
-	r.observe(b, work)
 	return b
+}
+
+// discover reads the resolved bundles from Maestro: the one authoritative
+// read of the event (pre-discovery), one request for all of them when the
+// boundary is a BatchReader, else one Get each. Each observed bundle
+// becomes resources.<name> for CEL, with nested discoveries promoted. A
+// failed read fails the bundles it was for.
+func (r *run) discover(ctx context.Context, bs []*bundle) {
+	var todo []*bundle
+	for _, b := range bs {
+		if b.out.State != StateFailed {
+			todo = append(todo, b)
+		}
+	}
+	if br, ok := r.p.maestro.(BatchReader); ok && len(todo) > 1 {
+		r.discoverBatch(ctx, br, todo)
+		return
+	}
+	for _, b := range todo {
+		work, err := r.p.maestro.Get(ctx, b.consumer, b.workName)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			r.fail(b, reasonFor(err), err)
+			continue
+		}
+		r.observe(b, work)
+	}
+}
+
+func (r *run) discoverBatch(ctx context.Context, br BatchReader, bs []*bundle) {
+	keys := make([]BundleKey, len(bs))
+	for i, b := range bs {
+		keys[i] = BundleKey{Consumer: b.consumer, Name: b.workName}
+	}
+	works, err := br.GetBundles(ctx, keys)
+	if err == nil && len(works) != len(bs) {
+		err = fmt.Errorf("%w: %d bundles read for %d keys", ErrInvalid, len(works), len(bs))
+	}
+	for i, b := range bs {
+		if err != nil {
+			r.fail(b, reasonFor(err), err)
+			continue
+		}
+		r.observe(b, works[i])
+	}
 }
 
 // observe records what Maestro reports for the bundle (nil: 404) and

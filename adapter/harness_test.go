@@ -23,6 +23,9 @@ var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 type harness struct {
 	t     *testing.T
 	store *memmaestro.Store
+	// batch makes the pipeline read through store.Batching() (one
+	// GetBundles per event) instead of one Get per bundle.
+	batch bool
 	api   *apistub.Stub
 	now   time.Time
 	task  *config.TaskConfig
@@ -55,9 +58,13 @@ func (h *harness) event(fields map[string]any) *adapter.Result {
 	for k, v := range fields {
 		data[k] = v
 	}
+	var m adapter.Maestro = h.store
+	if h.batch {
+		m = h.store.Batching()
+	}
 	p, err := adapter.New(adapter.Options{
 		Task: h.task, Adapter: config.AdapterInfo{Name: "test-adapter", Version: "0"},
-		Maestro: h.store, API: h.api, Clock: h.clock,
+		Maestro: m, API: h.api, Clock: h.clock,
 		LookupEnv: func(string) (string, bool) { return "", false },
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
@@ -81,7 +88,7 @@ func (h *harness) calls() []string {
 func (h *harness) writes() int {
 	n := 0
 	for _, c := range h.store.Calls() {
-		if c.Verb != memmaestro.VerbGet {
+		if c.Verb != memmaestro.VerbGet && c.Verb != memmaestro.VerbGetBundles {
 			n++
 		}
 	}

@@ -91,14 +91,16 @@ func (p *Pipeline) Run(ctx context.Context, ev Event) *Result {
 	return r.result
 }
 
-// reconcileBundles pre-discovers every bundle (one read each), so every
-// rule sees every bundle, then reconciles them in config order. A failure of
-// one bundle is reported and the others still run.
+// reconcileBundles pre-discovers every bundle (one read for all, or one
+// each; see discover), so every rule sees every bundle, then reconciles them
+// in config order. A failure of one bundle is reported and the others still
+// run.
 func (r *run) reconcileBundles(ctx context.Context) {
 	bs := make([]*bundle, len(r.p.task.Resources))
 	for i := range r.p.task.Resources {
-		bs[i] = r.discover(ctx, &r.p.task.Resources[i])
+		bs[i] = r.resolve(&r.p.task.Resources[i])
 	}
+	r.discover(ctx, bs)
 	for _, b := range bs {
 		if b.out.State != StateFailed {
 			r.reconcile(ctx, b)

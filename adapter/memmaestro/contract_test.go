@@ -18,7 +18,7 @@ type harness struct {
 	seq   atomic.Int64
 }
 
-func (h *harness) Maestro() adapter.Maestro { return h.store }
+func (h *harness) Maestro() adapter.Maestro { return h.store.Batching() }
 func (h *harness) Registered() string       { return "cluster-a" }
 func (h *harness) Unregistered() string     { return "cluster-x" }
 func (h *harness) Timeout() time.Duration   { return 2 * time.Second }

@@ -11,13 +11,30 @@ import (
 )
 
 // Maestro wraps an adapter.Maestro and counts calls by verb and result code.
+// The wrapper is an adapter.BatchReader exactly when next is one; a
+// GetBundles call counts once, as verb get_bundles.
 func (m *Metrics) Maestro(next adapter.Maestro) adapter.Maestro {
-	return &maestro{next: next, c: m}
+	x := &maestro{next: next, c: m}
+	if br, ok := next.(adapter.BatchReader); ok {
+		return &batchMaestro{maestro: x, br: br}
+	}
+	return x
 }
 
 type maestro struct {
 	next adapter.Maestro
 	c    *Metrics
+}
+
+type batchMaestro struct {
+	*maestro
+	br adapter.BatchReader
+}
+
+func (x *batchMaestro) GetBundles(ctx context.Context, keys []adapter.BundleKey) ([]*workv1.ManifestWork, error) {
+	ws, err := x.br.GetBundles(ctx, keys)
+	x.c.maestroRequests.WithLabelValues("get_bundles", maestroCode(err)).Inc()
+	return ws, err
 }
 
 func (x *maestro) Get(ctx context.Context, consumer, name string) (*workv1.ManifestWork, error) {

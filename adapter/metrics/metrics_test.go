@@ -94,3 +94,29 @@ func TestMaestroRequestCodes(t *testing.T) {
 		}
 	}
 }
+
+type batchErrMaestro struct{ errMaestro }
+
+func (e batchErrMaestro) GetBundles(_ context.Context, keys []adapter.BundleKey) ([]*workv1.ManifestWork, error) {
+	return make([]*workv1.ManifestWork, len(keys)), e.err
+}
+
+// The wrapper reads in batches exactly when the wrapped boundary does, and
+// counts each batch once.
+func TestMaestroBatchReads(t *testing.T) {
+	m := New()
+	if _, ok := m.Maestro(errMaestro{}).(adapter.BatchReader); ok {
+		t.Error("a boundary without batch reads must not gain them")
+	}
+	mc, ok := m.Maestro(batchErrMaestro{}).(adapter.BatchReader)
+	if !ok {
+		t.Fatal("batch reads of the wrapped boundary are hidden")
+	}
+	ws, err := mc.GetBundles(context.Background(), []adapter.BundleKey{{Consumer: "c", Name: "a"}, {Consumer: "c", Name: "b"}})
+	if err != nil || len(ws) != 2 {
+		t.Fatalf("GetBundles = %d bundles, %v", len(ws), err)
+	}
+	if got := testutil.ToFloat64(m.maestroRequests.WithLabelValues("get_bundles", "ok")); got != 1 {
+		t.Errorf("get_bundles{ok} = %v, want 1 for one batch", got)
+	}
+}

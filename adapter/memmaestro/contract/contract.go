@@ -71,6 +71,7 @@ var Scenarios = []Scenario{
 	{"UpdateWhileDeleting", updateWhileDeleting},
 	{"CreateWhileDeleting", createWhileDeleting},
 	{"UnregisteredConsumer", unregisteredConsumer},
+	{"GetBundlesMatchesGet", getBundlesMatchesGet},
 }
 
 // Run runs every scenario as a subtest of t.
@@ -245,6 +246,58 @@ func createWhileDeleting(t *testing.T, h Harness) {
 		return w.Labels[LabelKey] == "two"
 	})
 	checkFresh(t, fresh, c, name)
+}
+
+// getBundlesMatchesGet: where the implementation reads in batches
+// (adapter.BatchReader), one GetBundles of a live work, a work being
+// deleted, a work never created and a work on an unregistered consumer
+// answers what Get answers for each: the live and the deleting work (with
+// its deletionTimestamp), nil for the other two.
+func getBundlesMatchesGet(t *testing.T, h Harness) {
+	br, ok := h.Maestro().(adapter.BatchReader)
+	if !ok {
+		t.Skip("the implementation does not read in batches")
+	}
+	ctx := testContext(t, h)
+	c := h.Registered()
+	live, deleting, never := h.Unique("batch-live"), h.Unique("batch-deleting"), h.Unique("batch-never")
+	mustCreate(t, ctx, h, c, Work(live, "one"))
+	mustCreate(t, ctx, h, c, Work(deleting, "one"))
+	eventuallyGet(t, ctx, h, c, live, "the created work", func(*workv1.ManifestWork) bool { return true })
+	eventuallyGet(t, ctx, h, c, deleting, "the created work", func(*workv1.ManifestWork) bool { return true })
+	if err := h.Maestro().Delete(ctx, c, deleting); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	eventuallyDeleting(t, ctx, h, c, deleting)
+
+	keys := []adapter.BundleKey{{Consumer: c, Name: live}, {Consumer: c, Name: deleting}, {Consumer: c, Name: never}, {Consumer: h.Unregistered(), Name: live}}
+	works, err := br.GetBundles(ctx, keys)
+	if err != nil {
+		t.Fatalf("GetBundles: %v", err)
+	}
+	if len(works) != len(keys) {
+		t.Fatalf("GetBundles returned %d entries for %d keys", len(works), len(keys))
+	}
+	for i, k := range keys {
+		one, err := h.Maestro().Get(ctx, k.Consumer, k.Name)
+		if errors.Is(err, adapter.ErrNotFound) {
+			if works[i] != nil {
+				t.Errorf("%s/%s: GetBundles gave %s, Get answered not found", k.Consumer, k.Name, summary(works[i]))
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("Get %s/%s: %v", k.Consumer, k.Name, err)
+		}
+		if works[i] == nil || summary(works[i]) != summary(one) || works[i].ResourceVersion != one.ResourceVersion {
+			t.Errorf("%s/%s: GetBundles gave %s, Get %s", k.Consumer, k.Name, summary(works[i]), summary(one))
+		}
+	}
+	if works[1] == nil || works[1].DeletionTimestamp == nil {
+		t.Errorf("the work being deleted must come with its deletionTimestamp, got %s", summary(works[1]))
+	}
+	h.Confirm(t, c, deleting)
+	eventuallyNotFound(t, ctx, h, c, deleting)
 }
 
 func unregisteredConsumer(t *testing.T, h Harness) {
