@@ -37,19 +37,33 @@ type restReader struct {
 // 500 KiB when rendered; their status adds little.
 const maxBundleResponse = 8 << 20
 
-// bundle reads one bundle by id, waiting for a free read slot first. A
-// failure is classified: ErrNotFound on 404, ErrUnavailable on transport
-// failures and 5xx (see classifyHTTP); the context's error when it ends
-// while waiting for a slot.
+// bundle reads one bundle by id. A failure is classified: ErrNotFound on
+// 404, ErrUnavailable on transport failures and 5xx (see classifyHTTP).
 func (r *restReader) bundle(ctx context.Context, id string) (*workv1.ManifestWork, error) {
+	body, err := r.get(ctx, "/api/maestro/v1/resource-bundles/"+url.PathEscape(id), maxBundleResponse)
+	if err != nil {
+		return nil, err
+	}
+	work, err := decodeBundle(body)
+	if err != nil {
+		return nil, fmt.Errorf("decode resource bundle: %w", err)
+	}
+	return work, nil
+}
+
+// get reads path (with its query) from the REST API, waiting for a free
+// read slot first, and returns the body of a 200 answer, failing when it is
+// longer than limit bytes. A failure is
+// classified (see classifyHTTP); the context's error when it ends while
+// waiting for a slot.
+func (r *restReader) get(ctx context.Context, path string, limit int64) ([]byte, error) {
 	select {
 	case r.slots <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 	defer func() { <-r.slots }()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet,
-		r.base+"/api/maestro/v1/resource-bundles/"+url.PathEscape(id), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.base+path, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", adapter.ErrInvalid, err)
 	}
@@ -60,18 +74,17 @@ func (r *restReader) bundle(ctx context.Context, id string) (*workv1.ManifestWor
 		return nil, classifyHTTP(nil, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBundleResponse))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return nil, classifyHTTP(nil, fmt.Errorf("read response: %w", err))
+	}
+	if int64(len(body)) > limit {
+		return nil, fmt.Errorf("%w: response of %s longer than %d bytes", adapter.ErrInvalid, path, limit)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, classifyHTTP(resp, errors.New(errorReason(resp, body)))
 	}
-	work, err := decodeBundle(body)
-	if err != nil {
-		return nil, fmt.Errorf("decode resource bundle: %w", err)
-	}
-	return work, nil
+	return body, nil
 }
 
 // errorReason is the reason of Maestro's error body; otherwise the HTTP
