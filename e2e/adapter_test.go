@@ -186,6 +186,12 @@ func hasLabels(line string, labels []string) bool {
 }
 
 // maestroWrites counts create, update and delete calls the adapter made.
+// maestroReads counts Maestro read requests: gets and batch reads.
+func (p *adapterProc) maestroReads() float64 {
+	return p.metric("bundle_adapter_maestro_requests_total", `verb="get"`) +
+		p.metric("bundle_adapter_maestro_requests_total", `verb="get_bundles"`)
+}
+
 func (p *adapterProc) maestroWrites() float64 {
 	return p.metric("bundle_adapter_maestro_requests_total", `verb="create"`) +
 		p.metric("bundle_adapter_maestro_requests_total", `verb="update"`) +

@@ -181,7 +181,11 @@ next:
 
 const maestroRequests = "bundle_adapter_maestro_requests_total"
 
-func (s scrape) maestroReads() float64 { return s.sum(maestroRequests, `verb="get"`) }
+// maestroReads counts read requests: single gets and batch reads (one
+// request for every bundle of an event).
+func (s scrape) maestroReads() float64 {
+	return s.sum(maestroRequests, `verb="get"`) + s.sum(maestroRequests, `verb="get_bundles"`)
+}
 func (s scrape) maestroWrites() float64 {
 	return s.sum(maestroRequests, `verb="create"`) + s.sum(maestroRequests, `verb="update"`) +
 		s.sum(maestroRequests, `verb="delete"`)
