@@ -49,7 +49,16 @@ func newAdapterDir(t *testing.T, st *stack, api *hyperfleetAPI, topic, brokerYAM
 	t.Helper()
 	dir := t.TempDir()
 	copyTree(t, "../config/examples/onprem", dir, "task-config.yaml", "bundles")
-	adapterCfg := fmt.Sprintf(`adapter: {name: %q, version: "0.1.0"}
+	adapterCfg := adapterConfig(api, topic, st.grpcAddr, st.restURL, "e2e-"+topic, "    insecure: true\n")
+	writeFile(t, filepath.Join(dir, "adapter-config.yaml"), adapterCfg)
+	writeFile(t, filepath.Join(dir, "broker.yaml"), brokerYAML)
+	return dir
+}
+
+// adapterConfig is an adapter config for the test's API and a Maestro;
+// auth holds the indented lines that secure the Maestro connection.
+func adapterConfig(api *hyperfleetAPI, topic, grpcAddr, restURL, source, auth string) string {
+	return fmt.Sprintf(`adapter: {name: %q, version: "0.1.0"}
 log: {level: debug, format: json}
 clients:
   hyperfleet_api: {base_url: %q, version: v1, timeout: 5s, retry_attempts: 2}
@@ -58,12 +67,8 @@ clients:
     grpc_server_address: %q
     http_server_address: %q
     source_id: %q
-    insecure: true
     timeout: 10s
-`, adapterName(topic), api.srv.URL, topic, st.grpcAddr, st.restURL, "e2e-"+topic)
-	writeFile(t, filepath.Join(dir, "adapter-config.yaml"), adapterCfg)
-	writeFile(t, filepath.Join(dir, "broker.yaml"), brokerYAML)
-	return dir
+`, adapterName(topic), api.srv.URL, topic, grpcAddr, restURL, source) + auth
 }
 
 func rabbitBroker(st *stack, topic string) string {

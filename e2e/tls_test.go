@@ -313,20 +313,10 @@ func conditionMessage(status map[string]any, typ string) string {
 // tlsAdapterConfig is an adapter config for the TLS Maestro with cert as
 // the client identity, in the config vocabulary a deployment uses.
 func tlsAdapterConfig(api *hyperfleetAPI, m *tlsMaestro, p *tlsPKI, cert keyPair, source, topic string) string {
-	return fmt.Sprintf(`adapter: {name: %q, version: "0.1.0"}
-log: {level: debug, format: json}
-clients:
-  hyperfleet_api: {base_url: %q, version: v1, timeout: 5s, retry_attempts: 2}
-  broker: {subscription_id: e2e, topic: %q}
-  maestro:
-    grpc_server_address: %q
-    http_server_address: %q
-    source_id: %q
-    timeout: 10s
-    auth:
+	return adapterConfig(api, topic, m.grpcAddr, m.restURL, source, fmt.Sprintf(`    auth:
       type: tls
       tls_config: {ca_file: %q, cert_file: %q, key_file: %q}
-`, adapterName(topic), api.srv.URL, topic, m.grpcAddr, m.restURL, source, p.caFile, cert.cert, cert.key)
+`, p.caFile, cert.cert, cert.key))
 }
 
 // ---------------------------------------------------------------- PKI
