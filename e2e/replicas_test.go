@@ -11,6 +11,7 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -25,7 +26,9 @@ const replicaConsumers = 10
 // Two replicas on one queue, 1,000 events over 100 clusters with
 // recreations in flight: every bundle converges to the desired generation,
 // exactly one delete per recreation (no bundle that already carries the
-// desired fingerprint is deleted), and no event is lost.
+// desired fingerprint is deleted), and no event is lost. A cluster whose old
+// bundle the real agent provably lost (agentLostDeletion) cannot converge;
+// it is reported, and it must still have had exactly its one delete.
 //
 // The clusters are spread over ten consumers, each served by its own real
 // `maestro agent` (twenty bundles each), as hosted clusters spread over
@@ -110,14 +113,13 @@ func TestTwoReplicasConverge(t *testing.T) {
 }
 
 // lostDeletions tells the clusters whose old validation bundle the agent
-// lost the deletion of, proven by both: Maestro still holds that bundle
-// (generation 1) marked deleting, and the cluster's Job carries generation 1
-// but was created after that deletion began, i.e. the agent applied the
-// deleting bundle again and will never report it gone. sdk-go's agent store
-// has that race (a status patch of the work racing the delete event
-// overwrites the deletion; see docs/reliability.md). The adapter rightly
-// waits (RecreationPending, then RecreationStalled): it neither creates the
-// new bundle nor deletes again, which the delete count checks.
+// lost the deletion of (see agentLostDeletion). sdk-go's agent store has
+// that race: a status patch of the work racing the delete event overwrites
+// the deletion, so the agent deletes the Job but never reports the bundle
+// deleted, and at its next requeue applies the old Job again (see
+// docs/reliability.md). The adapter rightly waits (RecreationPending, then
+// RecreationStalled): it neither creates the new bundle nor deletes again,
+// which the delete count checks.
 type lostDeletions struct {
 	t         *testing.T
 	mc        *maestroclient.Client
@@ -148,9 +150,17 @@ func (l *lostDeletions) unexplained(ids []string) map[string]error {
 	return out
 }
 
-// agentLostDeletion returns nil when the old validation bundle of cluster
-// id is still deleting in Maestro and its Job was re-created, with the old
-// generation, after that deletion began.
+// lostAfter is how long a deletion may take before the replica test calls
+// it lost: a real agent finishes one in seconds.
+const lostAfter = 2 * time.Minute
+
+// agentLostDeletion returns nil when the agent has provably lost the
+// deletion of cluster id's old validation bundle: Maestro has held that
+// bundle (generation 1) deleting for over lostAfter, while the agent has
+// either deleted the Job (and never reported the bundle deleted) or applied
+// it again, with the old generation, after the deletion began. Neither can
+// be the adapter's doing: it deleted the bundle once and Maestro keeps it
+// until the agent reports it gone.
 func agentLostDeletion(t *testing.T, mc *maestroclient.Client, kc *kubernetes.Clientset, consumer, id string) error {
 	work, err := mc.Get(t.Context(), consumer, id+"-validation")
 	if err != nil {
@@ -160,15 +170,21 @@ func agentLostDeletion(t *testing.T, mc *maestroclient.Client, kc *kubernetes.Cl
 		return fmt.Errorf("bundle %s-validation is not an old bundle being deleted (deletion %v, generation %q)",
 			id, work.DeletionTimestamp, work.Annotations["hyperfleet.io/generation"])
 	}
+	if age := time.Since(work.DeletionTimestamp.Time); age < lostAfter {
+		return fmt.Errorf("deletion began %v ago: not overdue yet", age.Round(time.Second))
+	}
 	job, err := kc.BatchV1().Jobs("default").Get(t.Context(), "validate-"+id, metav1.GetOptions{})
-	if err != nil {
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil // deleted by the agent, never reported
+	case err != nil:
 		return fmt.Errorf("job: %w", err)
 	}
 	if gen := jobGeneration(job); gen != "1" || !job.CreationTimestamp.After(work.DeletionTimestamp.Time) {
-		return fmt.Errorf("job generation %q created %v, deletion began %v: not re-applied by the agent",
+		return fmt.Errorf("job generation %q created %v, deletion began %v: neither deleted nor re-applied by the agent",
 			gen, job.CreationTimestamp, work.DeletionTimestamp)
 	}
-	return nil
+	return nil // re-applied by the agent
 }
 
 // startAgents registers n consumers named prefix-0.. and starts a real
