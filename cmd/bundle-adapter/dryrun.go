@@ -65,7 +65,7 @@ func (f *dryRunFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	p, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Adapter, Maestro: store, API: api,
+	p, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Adapter, Maestro: store.Batching(), API: api,
 		Clock: clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		return err

@@ -108,10 +108,8 @@ func TestDryRunChainsEvents(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("second event: exit %d %s", code, errOut)
 			}
-			for _, c := range r.MaestroCalls {
-				if c["verb"] != "get" {
-					t.Errorf("second identical event wrote to Maestro: %v", r.MaestroCalls)
-				}
+			if len(r.MaestroCalls) != 1 || r.MaestroCalls[0]["verb"] != "get_bundles" {
+				t.Errorf("second identical event: Maestro calls %v, want one read of both bundles and no write", r.MaestroCalls)
 			}
 		})
 	}

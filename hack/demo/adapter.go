@@ -198,7 +198,7 @@ func (p *adapterProc) writesSinceLast() map[string]int {
 	}
 	delta := map[string]int{}
 	for verb, n := range now {
-		if verb == "get" {
+		if verb == "get" || verb == "get_bundles" { // reads
 			continue
 		}
 		if d := int(n - p.writes[verb]); d > 0 {
