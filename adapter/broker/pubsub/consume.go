@@ -111,7 +111,7 @@ func (c *Consumer) Consume(ctx context.Context, handle func(broker.Message)) err
 			return fmt.Errorf("pubsub subscription %s: %w", c.opts.SubscriptionName(), err)
 		}
 		c.log.Warn("receiving stopped; receiving again", "error", err, "retry_in", backoff)
-		if !sleep(ctx, backoff) {
+		if !broker.Wait(ctx, backoff) {
 			return nil
 		}
 		backoff = min(2*backoff, c.opts.ReconnectMaxBackoff)
@@ -164,16 +164,4 @@ func permanent(err error) bool {
 		return true
 	}
 	return false
-}
-
-// sleep waits d; false when ctx is done first.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

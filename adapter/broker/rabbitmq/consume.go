@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync/atomic"
-	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
@@ -65,7 +64,7 @@ func (c *Consumer) Consume(ctx context.Context, handle func(broker.Message)) err
 			backoff = c.opts.MinBackoff
 		}
 		c.log.Warn("not subscribed; reconnecting", "error", err, "retry_in", backoff)
-		if !sleep(ctx, backoff) {
+		if !broker.Wait(ctx, backoff) {
 			return nil
 		}
 		backoff = min(2*backoff, c.opts.MaxBackoff)
@@ -106,16 +105,4 @@ func permanent(err error) bool {
 		return true
 	}
 	return false
-}
-
-// sleep waits d; false when ctx is done first.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
