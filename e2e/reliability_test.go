@@ -122,6 +122,11 @@ func TestPostgresRestartedUnderMaestro(t *testing.T) {
 	maestroScript(t, "stop")
 	maestroScript(t, "start")
 	c2.reconcileUntil(180*time.Second, "delivery to the agent resumed after Maestro restarted", wantConditions("Available=True/BundlesAvailable"))
+	// c2 may have been delivered before the restart: only bundles created
+	// after it prove the agent is connected again (its reconnect backoff
+	// reached two minutes here), which the next tests rely on.
+	c3 := newCluster(t, e.st, e.api, e.topic)
+	c3.reconcileUntil(240*time.Second, "a cluster created after Maestro restarted delivered", wantConditions("Available=True/BundlesAvailable"))
 }
 
 // A deletion held past its deadline is reported stalled (condition and
