@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
-	"github.com/bundle-adapter/bundle-adapter/adapter/memmaestro"
+	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
 )
 
 // batchStep is one event of a story, and what the agent does after it.

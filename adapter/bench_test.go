@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
-	"github.com/bundle-adapter/bundle-adapter/adapter/apistub"
-	"github.com/bundle-adapter/bundle-adapter/adapter/memmaestro"
 	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi/apistub"
+	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
 )
 
 // benchPipeline is the onprem example's pipeline against the in-memory

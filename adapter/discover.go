@@ -31,8 +31,8 @@ func (r *run) resolve(res *config.Resource) *bundle {
 }
 
 // discover reads the resolved bundles from Maestro: the one authoritative
-// read of the event (pre-discovery), one request for all of them when the
-// boundary is a BatchReader, else one Get each. Each observed bundle
+// read of the event (pre-discovery): one GetBundles request for all of
+// them, or one Get when there is only one. Each observed bundle
 // becomes resources.<name> for CEL, with nested discoveries promoted. A
 // failed read fails the bundles it was for.
 func (r *run) discover(ctx context.Context, bs []*bundle) {
@@ -42,8 +42,8 @@ func (r *run) discover(ctx context.Context, bs []*bundle) {
 			todo = append(todo, b)
 		}
 	}
-	if br, ok := r.p.maestro.(BatchReader); ok && len(todo) > 1 {
-		r.discoverBatch(ctx, br, todo)
+	if len(todo) > 1 {
+		r.discoverBatch(ctx, todo)
 		return
 	}
 	for _, b := range todo {
@@ -56,12 +56,12 @@ func (r *run) discover(ctx context.Context, bs []*bundle) {
 	}
 }
 
-func (r *run) discoverBatch(ctx context.Context, br BatchReader, bs []*bundle) {
+func (r *run) discoverBatch(ctx context.Context, bs []*bundle) {
 	keys := make([]BundleKey, len(bs))
 	for i, b := range bs {
 		keys[i] = BundleKey{Consumer: b.consumer, Name: b.workName}
 	}
-	works, err := br.GetBundles(ctx, keys)
+	works, err := r.p.maestro.GetBundles(ctx, keys)
 	if err == nil && len(works) != len(bs) {
 		err = fmt.Errorf("%w: %d bundles read for %d keys", ErrInvalid, len(works), len(bs))
 	}

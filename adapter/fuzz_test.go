@@ -20,7 +20,7 @@ import (
 // Seeds: testdata/fuzz/FuzzDecodeStructured (regressions included), the
 // broker decode fixtures and the examples' dry-run events.
 func FuzzDecodeStructured(f *testing.F) {
-	for _, pattern := range []string{"broker/testdata/decode/*.body", "../config/examples/*/dryrun/event.json"} {
+	for _, pattern := range []string{"../broker/testdata/decode/*.body", "../config/examples/*/dryrun/event.json"} {
 		files, err := filepath.Glob(pattern)
 		if err != nil || len(files) == 0 {
 			f.Fatalf("no seed files match %s (%v)", pattern, err)

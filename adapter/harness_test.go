@@ -3,6 +3,7 @@ package adapter_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,10 +11,12 @@ import (
 	"testing"
 	"time"
 
+	workv1 "open-cluster-management.io/api/work/v1"
+
 	"github.com/bundle-adapter/bundle-adapter/adapter"
-	"github.com/bundle-adapter/bundle-adapter/adapter/apistub"
-	"github.com/bundle-adapter/bundle-adapter/adapter/memmaestro"
 	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi/apistub"
+	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
 )
 
 var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
@@ -23,8 +26,8 @@ var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 type harness struct {
 	t     *testing.T
 	store *memmaestro.Store
-	// batch makes the pipeline read through store.Batching() (one
-	// GetBundles per event) instead of one Get per bundle.
+	// batch makes the pipeline read through the store's own GetBundles
+	// (one request per event); without it, GetBundles is one Get per key.
 	batch bool
 	api   *apistub.Stub
 	now   time.Time
@@ -58,9 +61,9 @@ func (h *harness) event(fields map[string]any) *adapter.Result {
 	for k, v := range fields {
 		data[k] = v
 	}
-	var m adapter.Maestro = h.store
+	var m adapter.Maestro = oneGetEach{h.store}
 	if h.batch {
-		m = h.store.Batching()
+		m = h.store
 	}
 	p, err := adapter.New(adapter.Options{
 		Task: h.task, Adapter: config.AdapterInfo{Name: "test-adapter", Version: "0"},
@@ -150,4 +153,21 @@ func (h *harness) condition(typ string) string {
 	b, _ := json.Marshal(h.lastStatus())
 	h.t.Fatalf("no %s condition in %s", typ, b)
 	return ""
+}
+
+// oneGetEach is the in-memory Maestro read one Get per bundle: its
+// GetBundles calls Get for each key, so tests see (and count) every read
+// by name, and a differential test can compare it with the batched read.
+type oneGetEach struct{ *memmaestro.Store }
+
+func (m oneGetEach) GetBundles(ctx context.Context, keys []adapter.BundleKey) ([]*workv1.ManifestWork, error) {
+	out := make([]*workv1.ManifestWork, len(keys))
+	for i, k := range keys {
+		w, err := m.Get(ctx, k.Consumer, k.Name)
+		if err != nil && !errors.Is(err, adapter.ErrNotFound) {
+			return nil, err
+		}
+		out[i] = w
+	}
+	return out, nil
 }

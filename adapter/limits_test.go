@@ -26,7 +26,7 @@ func (h *harness) limitsEvent(celTimeout time.Duration, fields map[string]any) (
 	}
 	p, err := adapter.New(adapter.Options{
 		Task: h.task, Adapter: config.AdapterInfo{Name: "test-adapter", Version: "0"},
-		Maestro: h.store, API: h.api, Clock: h.clock, CELTimeout: celTimeout,
+		Maestro: oneGetEach{h.store}, API: h.api, Clock: h.clock, CELTimeout: celTimeout,
 		LookupEnv: func(string) (string, bool) { return "", false },
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})

@@ -36,23 +36,17 @@ type Maestro interface {
 	// to compute a patch.
 	Update(ctx context.Context, consumer string, observed, desired *workv1.ManifestWork) (*workv1.ManifestWork, error)
 	Delete(ctx context.Context, consumer, name string) error
+	// GetBundles reads several bundles in one request. It returns one entry
+	// per key, in the order of keys: the bundle as Get returns it
+	// (deletionTimestamp set while a deletion is pending), or nil where Get
+	// would return ErrNotFound. An error applies to every key and wraps the
+	// same sentinels as Get's (ErrUnavailable is worth retrying).
+	GetBundles(ctx context.Context, keys []BundleKey) ([]*workv1.ManifestWork, error)
 }
 
 // BundleKey addresses one bundle: its consumer (target cluster) and name.
 type BundleKey struct {
 	Consumer, Name string
-}
-
-// BatchReader is implemented by Maestro boundaries that read several
-// bundles in one request. The pipeline then reads all of an event's
-// bundles with one GetBundles call instead of one Get per bundle.
-//
-// GetBundles returns one entry per key, in the order of keys: the bundle as
-// Get returns it (deletionTimestamp set while a deletion is pending), or
-// nil where Get would return ErrNotFound. An error applies to every key and
-// wraps the same sentinels as Get's (ErrUnavailable is worth retrying).
-type BatchReader interface {
-	GetBundles(ctx context.Context, keys []BundleKey) ([]*workv1.ManifestWork, error)
 }
 
 // Sentinel errors of the Maestro boundary. Implementations wrap them with

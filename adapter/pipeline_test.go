@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
-	"github.com/bundle-adapter/bundle-adapter/adapter/memmaestro"
+	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
 )
 
 // A CEL runtime error is reported as Health False naming the phase and the

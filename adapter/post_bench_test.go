@@ -35,6 +35,14 @@ func (m *benchMaestro) Get(_ context.Context, consumer, name string) (*workv1.Ma
 	return w.DeepCopy(), nil
 }
 
+func (m *benchMaestro) GetBundles(ctx context.Context, keys []BundleKey) ([]*workv1.ManifestWork, error) {
+	out := make([]*workv1.ManifestWork, len(keys))
+	for i, k := range keys {
+		out[i], _ = m.Get(ctx, k.Consumer, k.Name)
+	}
+	return out, nil
+}
+
 func (m *benchMaestro) Create(_ context.Context, consumer string, work *workv1.ManifestWork) (*workv1.ManifestWork, error) {
 	w := work.DeepCopy()
 	w.Namespace, w.Generation = consumer, 1

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundle-adapter/bundle-adapter/adapter/broker/rabbitmq"
+	"github.com/bundle-adapter/bundle-adapter/broker/rabbitmq"
 )
 
 // adapterProc is one running `bundle-adapter serve` with config files of its

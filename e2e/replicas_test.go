@@ -15,7 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/bundle-adapter/bundle-adapter/adapter/broker/rabbitmq"
+	"github.com/bundle-adapter/bundle-adapter/broker/rabbitmq"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
 )
 

@@ -6,14 +6,14 @@ import (
 	"time"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
-	"github.com/bundle-adapter/bundle-adapter/adapter/memmaestro/contract"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/agentsim"
+	"github.com/bundle-adapter/bundle-adapter/maestroclient/contract"
 )
 
 // realHarness runs the shared contract scenarios against the real Maestro
 // server, with a simulated agent that holds every deletion until the
 // scenario confirms it. The same scenarios run against the in-memory
-// Maestro in adapter/memmaestro, so the fake is checked against the server.
+// Maestro in maestroclient/memmaestro, so the fake is checked against the server.
 type realHarness struct {
 	t        *testing.T
 	client   adapter.Maestro

@@ -14,8 +14,8 @@ import (
 )
 
 var (
-	_ adapter.BatchReader = (*Client)(nil)
-	_ adapter.BatchReader = (*Pool)(nil)
+	_ adapter.Maestro = (*Client)(nil)
+	_ adapter.Maestro = (*Pool)(nil)
 )
 
 // GetBundles reads several bundles in one REST request, Maestro's list

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundle-adapter/bundle-adapter/adapter/memmaestro/contract"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/agentsim"
+	"github.com/bundle-adapter/bundle-adapter/maestroclient/contract"
 )
 
 func newPool(t *testing.T, s server) *maestroclient.Pool {

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/bundle-adapter/bundle-adapter/adapter/broker/rabbitmq"
+	"github.com/bundle-adapter/bundle-adapter/broker/rabbitmq"
 )
 
 // driver publishes Sentinel reconcile events and waits for their statuses.

@@ -16,12 +16,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
-	"github.com/bundle-adapter/bundle-adapter/adapter/broker"
-	"github.com/bundle-adapter/bundle-adapter/adapter/broker/rabbitmq"
-	"github.com/bundle-adapter/bundle-adapter/adapter/hyperfleetapi"
-	"github.com/bundle-adapter/bundle-adapter/adapter/metrics"
+	"github.com/bundle-adapter/bundle-adapter/broker"
+	"github.com/bundle-adapter/bundle-adapter/broker/rabbitmq"
 	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
+	"github.com/bundle-adapter/bundle-adapter/metrics"
 )
 
 // inProcess runs the pipeline in the harness process, wired as `serve`

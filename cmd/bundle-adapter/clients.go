@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
-	"github.com/bundle-adapter/bundle-adapter/adapter/hyperfleetapi"
 	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
 )
 

@@ -6,9 +6,9 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/bundle-adapter/bundle-adapter/adapter/broker"
-	"github.com/bundle-adapter/bundle-adapter/adapter/broker/pubsub"
-	"github.com/bundle-adapter/bundle-adapter/adapter/broker/rabbitmq"
+	"github.com/bundle-adapter/bundle-adapter/broker"
+	"github.com/bundle-adapter/bundle-adapter/broker/pubsub"
+	"github.com/bundle-adapter/bundle-adapter/broker/rabbitmq"
 	"github.com/bundle-adapter/bundle-adapter/config"
 )
 

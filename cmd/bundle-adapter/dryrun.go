@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
-	"github.com/bundle-adapter/bundle-adapter/adapter/apistub"
-	"github.com/bundle-adapter/bundle-adapter/adapter/memmaestro"
 	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi/apistub"
+	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
 )
 
 type dryRunFlags struct {
@@ -65,7 +65,7 @@ func (f *dryRunFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	p, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Adapter, Maestro: store.Batching(), API: api,
+	p, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Adapter, Maestro: store, API: api,
 		Clock: clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		return err

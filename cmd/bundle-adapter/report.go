@@ -6,8 +6,8 @@ import (
 	"io"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
-	"github.com/bundle-adapter/bundle-adapter/adapter/apistub"
-	"github.com/bundle-adapter/bundle-adapter/adapter/memmaestro"
+	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi/apistub"
+	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
 )
 
 // dryRunReport is the --output json contract of dry-run.

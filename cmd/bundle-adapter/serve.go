@@ -15,11 +15,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
-	"github.com/bundle-adapter/bundle-adapter/adapter/broker"
-	"github.com/bundle-adapter/bundle-adapter/adapter/health"
-	"github.com/bundle-adapter/bundle-adapter/adapter/metrics"
+	"github.com/bundle-adapter/bundle-adapter/broker"
 	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/health"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
+	"github.com/bundle-adapter/bundle-adapter/metrics"
 )
 
 type serveFlags struct {

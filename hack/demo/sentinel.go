@@ -9,7 +9,7 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
-	"github.com/bundle-adapter/bundle-adapter/adapter/broker/rabbitmq"
+	"github.com/bundle-adapter/bundle-adapter/broker/rabbitmq"
 )
 
 // sentinel publishes a reconcile event for the sample cluster every

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
-	"github.com/bundle-adapter/bundle-adapter/adapter/broker"
+	"github.com/bundle-adapter/bundle-adapter/broker"
 )
 
 // fuzzPrefixes are the binding spellings a fuzzed binary-mode message uses

@@ -248,16 +248,12 @@ func createWhileDeleting(t *testing.T, h Harness) {
 	checkFresh(t, fresh, c, name)
 }
 
-// getBundlesMatchesGet: where the implementation reads in batches
-// (adapter.BatchReader), one GetBundles of a live work, a work being
+// getBundlesMatchesGet: one GetBundles of a live work, a work being
 // deleted, a work never created and a work on an unregistered consumer
 // answers what Get answers for each: the live and the deleting work (with
 // its deletionTimestamp), nil for the other two.
 func getBundlesMatchesGet(t *testing.T, h Harness) {
-	br, ok := h.Maestro().(adapter.BatchReader)
-	if !ok {
-		t.Skip("the implementation does not read in batches")
-	}
+	br := h.Maestro()
 	ctx := testContext(t, h)
 	c := h.Registered()
 	live, deleting, never := h.Unique("batch-live"), h.Unique("batch-deleting"), h.Unique("batch-never")

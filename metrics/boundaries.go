@@ -11,14 +11,9 @@ import (
 )
 
 // Maestro wraps an adapter.Maestro and counts calls by verb and result code.
-// The wrapper is an adapter.BatchReader exactly when next is one; a
-// GetBundles call counts once, as verb get_bundles.
+// A GetBundles call counts once, as verb get_bundles.
 func (m *Metrics) Maestro(next adapter.Maestro) adapter.Maestro {
-	x := &maestro{next: next, c: m}
-	if br, ok := next.(adapter.BatchReader); ok {
-		return &batchMaestro{maestro: x, br: br}
-	}
-	return x
+	return &maestro{next: next, c: m}
 }
 
 type maestro struct {
@@ -26,13 +21,8 @@ type maestro struct {
 	c    *Metrics
 }
 
-type batchMaestro struct {
-	*maestro
-	br adapter.BatchReader
-}
-
-func (x *batchMaestro) GetBundles(ctx context.Context, keys []adapter.BundleKey) ([]*workv1.ManifestWork, error) {
-	ws, err := x.br.GetBundles(ctx, keys)
+func (x *maestro) GetBundles(ctx context.Context, keys []adapter.BundleKey) ([]*workv1.ManifestWork, error) {
+	ws, err := x.next.GetBundles(ctx, keys)
 	x.c.maestroRequests.WithLabelValues("get_bundles", maestroCode(err)).Inc()
 	return ws, err
 }

@@ -14,23 +14,11 @@ import (
 // by commas.
 const VerbGetBundles = "get_bundles"
 
-// Batching is a Store that also reads several bundles in one call
-// (adapter.BatchReader), as maestroclient does with Maestro's list API.
-// A plain Store does not, so the reconciler reads it one Get per bundle.
-type Batching struct {
-	*Store
-}
-
-var _ adapter.BatchReader = Batching{}
-
-// Batching returns s as a Batching store; both share the same state.
-func (s *Store) Batching() Batching { return Batching{s} }
-
 // GetBundles returns, in the order of keys, a deep copy of each work as Get
 // returns it (deletionTimestamp set while a deletion is pending), nil for
 // one the Store does not hold, like Maestro's list. A fault injected for
 // VerbGetBundles fails the whole call.
-func (b Batching) GetBundles(ctx context.Context, keys []adapter.BundleKey) ([]*workv1.ManifestWork, error) {
+func (b *Store) GetBundles(ctx context.Context, keys []adapter.BundleKey) ([]*workv1.ManifestWork, error) {
 	consumer, names := "", make([]string, len(keys))
 	for i, k := range keys {
 		names[i] = k.Name

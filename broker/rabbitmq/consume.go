@@ -9,7 +9,7 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
-	"github.com/bundle-adapter/bundle-adapter/adapter/broker"
+	"github.com/bundle-adapter/bundle-adapter/broker"
 )
 
 // Consumer consumes the subscription queue; it implements broker.Consumer.

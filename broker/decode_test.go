@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
-	"github.com/bundle-adapter/bundle-adapter/adapter/broker"
+	"github.com/bundle-adapter/bundle-adapter/broker"
 )
 
 // fixtureMessage is a Message read from testdata/decode/<name>.body and the

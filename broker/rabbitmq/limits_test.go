@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
-	"github.com/bundle-adapter/bundle-adapter/adapter/broker"
+	"github.com/bundle-adapter/bundle-adapter/broker"
 )
 
 // A message over broker.MaxEventBytes, published to the real broker, is

@@ -16,7 +16,7 @@ import (
 	"sync"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
-	"github.com/bundle-adapter/bundle-adapter/adapter/hyperfleetapi"
+	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi"
 )
 
 // Response is one canned answer.

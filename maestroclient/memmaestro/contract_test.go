@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
-	"github.com/bundle-adapter/bundle-adapter/adapter/memmaestro"
-	"github.com/bundle-adapter/bundle-adapter/adapter/memmaestro/contract"
+	"github.com/bundle-adapter/bundle-adapter/maestroclient/contract"
+	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
 )
 
 // harness runs the shared Maestro contract against a Store whose agent holds
@@ -18,7 +18,7 @@ type harness struct {
 	seq   atomic.Int64
 }
 
-func (h *harness) Maestro() adapter.Maestro { return h.store.Batching() }
+func (h *harness) Maestro() adapter.Maestro { return h.store }
 func (h *harness) Registered() string       { return "cluster-a" }
 func (h *harness) Unregistered() string     { return "cluster-x" }
 func (h *harness) Timeout() time.Duration   { return 2 * time.Second }

@@ -15,7 +15,7 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
-	"github.com/bundle-adapter/bundle-adapter/adapter/broker"
+	"github.com/bundle-adapter/bundle-adapter/broker"
 )
 
 // testURL is the machine's RabbitMQ; RABBITMQ_URL overrides it.

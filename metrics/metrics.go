@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
-	"github.com/bundle-adapter/bundle-adapter/adapter/broker"
+	"github.com/bundle-adapter/bundle-adapter/broker"
 )
 
 // Metrics are registered on one registry; every name starts with

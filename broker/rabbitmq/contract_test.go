@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
-	"github.com/bundle-adapter/bundle-adapter/adapter/broker"
+	"github.com/bundle-adapter/bundle-adapter/broker"
 )
 
 // The delivery contract end to end on the real RabbitMQ, through the

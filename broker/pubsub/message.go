@@ -6,7 +6,7 @@ import (
 
 	"cloud.google.com/go/pubsub/v2"
 
-	"github.com/bundle-adapter/bundle-adapter/adapter/broker"
+	"github.com/bundle-adapter/bundle-adapter/broker"
 )
 
 // Message is one delivery from the subscription. It implements

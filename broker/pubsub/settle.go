@@ -10,7 +10,7 @@ import (
 
 	"cloud.google.com/go/pubsub/v2"
 
-	"github.com/bundle-adapter/bundle-adapter/adapter/broker"
+	"github.com/bundle-adapter/bundle-adapter/broker"
 )
 
 // ErrSettled is returned by a second settle call on one message.

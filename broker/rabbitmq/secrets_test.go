@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundle-adapter/bundle-adapter/adapter/broker"
+	"github.com/bundle-adapter/bundle-adapter/broker"
 )
 
 // syncBuffer is a bytes.Buffer safe for the concurrent writes of a logger.
