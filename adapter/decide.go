@@ -8,16 +8,28 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/bundles"
 )
 
-// action is the one write (or none) the decision table asks for.
-type action int
+// write is the one Maestro write (or none) the decision table asks for.
+type write int
 
 const (
-	actNone     action = iota
-	actCreate          // absent: create
-	actUpdate          // present, fingerprint differs: update in place
-	actDelete          // delete rule: delete, then read again
-	actRecreate        // recreate rule: delete, read again, create on 404
+	writeNone     write = iota
+	writeCreate         // absent: create
+	writeUpdate         // present, fingerprint differs: update in place
+	writeDelete         // delete rule: delete, then read again
+	writeRecreate       // recreate rule: delete, read again, create on 404
 )
+
+// reasons is the one table from what the decision reports (its Operation and
+// the State the write left the bundle in) to the Reason in the outcome and in
+// status conditions. A failed outcome's reason names its error instead
+// (reasonFor).
+var reasons = map[Operation]map[State]string{
+	OpCreate:    {StateDone: ReasonCreated},
+	OpUpdate:    {StateDone: ReasonUpdated},
+	OpUnchanged: {StateDone: ReasonUnchanged},
+	OpRecreate:  {StateDone: ReasonRecreated, StatePending: ReasonRecreationPending, StateStalled: ReasonRecreationStalled},
+	OpDelete:    {StateDone: ReasonDeleted, StatePending: ReasonDeletionPending, StateStalled: ReasonDeletionStalled},
+}
 
 // observation is the authoritative read of a bundle at the start of an event.
 type observation struct {
@@ -58,14 +70,15 @@ type rules struct {
 }
 
 // decision is what decide chose: the operation to report and the write to
-// make. For actNone the outcome is final: op with state.
+// make. For writeNone the outcome follows from what was observed: done, or
+// pending/stalled while the bundle is being deleted.
 type decision struct {
-	op  Operation
-	act action
+	op    Operation
+	write write
 }
 
-// decide applies the decision table of DESIGN.md; the first row that applies
-// wins:
+// decide applies the decision table (docs/architecture.md); the first row
+// that applies wins:
 //
 //	any                                  delete.when true    -> delete (unless already deleting)
 //	present, not deleting, fp differs    recreate.when true  -> recreate (delete, read, create on 404)
@@ -86,23 +99,23 @@ func decide(obs observation, desiredFP func() (string, error), r rules) (decisio
 		}
 		if del {
 			if obs.deleting() || !obs.present() {
-				return decision{op: OpDelete, act: actNone}, nil
+				return decision{op: OpDelete, write: writeNone}, nil
 			}
-			return decision{op: OpDelete, act: actDelete}, nil
+			return decision{op: OpDelete, write: writeDelete}, nil
 		}
 	}
 	if !obs.present() {
-		return decision{op: OpCreate, act: actCreate}, nil
+		return decision{op: OpCreate, write: writeCreate}, nil
 	}
 	if obs.deleting() {
-		return decision{op: OpRecreate, act: actNone}, nil
+		return decision{op: OpRecreate, write: writeNone}, nil
 	}
 	fp, err := desiredFP()
 	if err != nil {
 		return decision{op: OpUpdate}, err
 	}
 	if obs.fingerprint() == fp {
-		return decision{op: OpUnchanged, act: actNone}, nil
+		return decision{op: OpUnchanged, write: writeNone}, nil
 	}
 	if r.recreateWhen != nil {
 		rec, err := r.recreateWhen()
@@ -110,8 +123,8 @@ func decide(obs observation, desiredFP func() (string, error), r rules) (decisio
 			return decision{op: OpRecreate}, err
 		}
 		if rec {
-			return decision{op: OpRecreate, act: actRecreate}, nil
+			return decision{op: OpRecreate, write: writeRecreate}, nil
 		}
 	}
-	return decision{op: OpUpdate, act: actUpdate}, nil
+	return decision{op: OpUpdate, write: writeUpdate}, nil
 }

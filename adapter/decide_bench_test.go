@@ -27,12 +27,12 @@ func BenchmarkDecide(b *testing.B) {
 		r    rules
 		want decision
 	}{
-		{"unchanged", present, fp, rules{deleteWhen: is(false), recreateWhen: is(true)}, decision{OpUnchanged, actNone}},
-		{"create", nil, fp, rules{deleteWhen: is(false)}, decision{OpCreate, actCreate}},
-		{"update", present, "other", rules{}, decision{OpUpdate, actUpdate}},
-		{"recreate", present, "other", rules{deleteWhen: is(false), recreateWhen: is(true)}, decision{OpRecreate, actRecreate}},
-		{"recreate pending", deleting, "other", rules{recreateWhen: is(true)}, decision{OpRecreate, actNone}},
-		{"delete", present, fp, rules{deleteWhen: is(true)}, decision{OpDelete, actDelete}},
+		{"unchanged", present, fp, rules{deleteWhen: is(false), recreateWhen: is(true)}, decision{OpUnchanged, writeNone}},
+		{"create", nil, fp, rules{deleteWhen: is(false)}, decision{OpCreate, writeCreate}},
+		{"update", present, "other", rules{}, decision{OpUpdate, writeUpdate}},
+		{"recreate", present, "other", rules{deleteWhen: is(false), recreateWhen: is(true)}, decision{OpRecreate, writeRecreate}},
+		{"recreate pending", deleting, "other", rules{recreateWhen: is(true)}, decision{OpRecreate, writeNone}},
+		{"delete", present, fp, rules{deleteWhen: is(true)}, decision{OpDelete, writeDelete}},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

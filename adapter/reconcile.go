@@ -42,16 +42,16 @@ func (r *run) reconcile(ctx context.Context, b *bundle) {
 		r.fail(b, reasonFor(err), err)
 		return
 	}
-	switch d.act {
-	case actNone:
-		r.settle(b, d.op)
-	case actCreate:
+	switch d.write {
+	case writeNone:
+		r.reportObserved(b, d.op)
+	case writeCreate:
 		r.create(ctx, b, OpCreate)
-	case actUpdate:
+	case writeUpdate:
 		r.update(ctx, b)
-	case actDelete:
+	case writeDelete:
 		r.deleteThenRead(ctx, b, OpDelete)
-	case actRecreate:
+	case writeRecreate:
 		if r.deleteThenRead(ctx, b, OpRecreate) {
 			r.create(ctx, b, OpRecreate)
 		}
@@ -182,13 +182,14 @@ func (r *run) deleteThenRead(ctx context.Context, b *bundle, op Operation) bool 
 		return false
 	}
 	r.observe(b, after)
-	r.settle(b, op)
+	r.reportObserved(b, op)
 	return false
 }
 
-// settle reports a no-write decision: unchanged, or a deletion in progress
-// (pending or, past the rule's deadline, stalled), or a delete already done.
-func (r *run) settle(b *bundle, op Operation) {
+// reportObserved reports a decision whose write is done or not needed, from
+// what Maestro shows: unchanged, a deletion in progress (pending or, past the
+// rule's deadline, stalled), or a delete already done (404).
+func (r *run) reportObserved(b *bundle, op Operation) {
 	switch {
 	case op == OpUnchanged:
 		r.done(b, OpUnchanged)
@@ -201,33 +202,18 @@ func (r *run) settle(b *bundle, op Operation) {
 
 func (r *run) done(b *bundle, op Operation) {
 	b.out.Operation, b.out.State = op, StateDone
-	b.out.Reason = doneReasons[op]
+	b.out.Reason = reasons[op][StateDone]
 	b.out.PendingSeconds = 0
-}
-
-var doneReasons = map[Operation]string{
-	OpCreate: ReasonCreated, OpUpdate: ReasonUpdated, OpUnchanged: ReasonUnchanged,
-	OpRecreate: ReasonRecreated, OpDelete: ReasonDeleted,
 }
 
 func (r *run) pending(b *bundle, op Operation, waited time.Duration) {
 	b.out.Operation = op
 	b.out.PendingSeconds = int64(waited / time.Second)
-	stalled := waited > r.deadline(b, op)
 	b.out.State = StatePending
-	if stalled {
+	if waited > r.deadline(b, op) {
 		b.out.State = StateStalled
 	}
-	switch {
-	case op == OpDelete && stalled:
-		b.out.Reason = ReasonDeletionStalled
-	case op == OpDelete:
-		b.out.Reason = ReasonDeletionPending
-	case stalled:
-		b.out.Reason = ReasonRecreationStalled
-	default:
-		b.out.Reason = ReasonRecreationPending
-	}
+	b.out.Reason = reasons[op][b.out.State]
 }
 
 // deadline is the deletion_deadline of the rule behind op (default 10m).
