@@ -4,10 +4,15 @@ package config
 // reaches the HyperFleet API, the broker and Maestro. Every leaf can be
 // overridden by an environment variable (see EnvName) and flags override env.
 type AdapterConfig struct {
-	Adapter     AdapterInfo `yaml:"adapter"`
-	DebugConfig bool        `yaml:"debug_config"`
-	Log         LogConfig   `yaml:"log"`
-	Clients     Clients     `yaml:"clients"`
+	Adapter AdapterInfo `yaml:"adapter"`
+	// DebugConfig makes serve log the merged configuration (secrets
+	// redacted) at start.
+	DebugConfig bool      `yaml:"debug_config"`
+	Log         LogConfig `yaml:"log"`
+	Clients     Clients   `yaml:"clients"`
+	// Warnings are the load warnings of the file (keys accepted for
+	// compatibility that change nothing here); never an error.
+	Warnings Errors `yaml:"-"`
 }
 
 // AdapterInfo names the adapter in status reports, logs and metrics.
@@ -47,7 +52,9 @@ type HyperfleetAPIConfig struct {
 }
 
 // APIAuth reads a bearer token from a file; the token itself never appears in
-// config files, dumps or logs.
+// config files, dumps or logs. TokenCacheTTL is how long a token read is used
+// before the file is looked at again; zero (the default) looks at the file
+// (its modification time and size) on every request.
 type APIAuth struct {
 	TokenPath     string   `yaml:"token_path"`
 	TokenCacheTTL Duration `yaml:"token_cache_ttl"`
@@ -78,7 +85,9 @@ type MaestroConfig struct {
 	Auth                     MaestroAuth `yaml:"auth"`
 }
 
-// Keepalive configures gRPC keepalive pings.
+// Keepalive configures gRPC keepalive pings to Maestro: a ping after Time
+// without activity, the connection closed when no answer comes within
+// Timeout. Zero Time (the default) sends no pings.
 type Keepalive struct {
 	Time    Duration `yaml:"time"`
 	Timeout Duration `yaml:"timeout"`
@@ -134,6 +143,9 @@ func (c *AdapterConfig) validate(l *errorList) {
 		l.add("clients.hyperfleet_api.retry_attempts", "must be at least 1")
 	}
 	c.Clients.Maestro.validate(l, "clients.maestro")
+	if c.Clients.Kubernetes != nil {
+		l.warn("clients.kubernetes", "is ignored: bundle-adapter delivers bundles through Maestro only; a task config with transport.client: kubernetes is refused")
+	}
 }
 
 func (m *MaestroConfig) validate(l *errorList, path string) {
@@ -158,6 +170,9 @@ func (m *MaestroConfig) validate(l *errorList, path string) {
 	}
 	if (tls.CertFile == "") != (tls.KeyFile == "") {
 		l.add(path+".auth.tls_config", "cert_file and key_file must be set together")
+	}
+	if m.ClientID != "" {
+		l.warn(path+".client_id", "has no effect: Maestro knows this adapter by source_id (%q), which every replica shares", m.SourceID)
 	}
 	if m.Auth.Type == "" && !m.Insecure {
 		l.add(path+".auth.type", "set auth.type: tls, or insecure: true to talk to Maestro without TLS")

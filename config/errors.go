@@ -64,6 +64,7 @@ type errorList struct {
 	file  string
 	lines map[string]int
 	errs  Errors
+	warns Errors
 }
 
 func newErrorList(file string) *errorList {
@@ -74,6 +75,12 @@ func newErrorList(file string) *errorList {
 // failing that, for its nearest recorded parent.
 func (l *errorList) add(path, format string, args ...any) {
 	l.errs = append(l.errs, FieldError{File: l.file, Path: path, Line: l.lineOf(path), Msg: fmt.Sprintf(format, args...)})
+}
+
+// warn records a load warning at path: the file loads, but a key means
+// less here than its author may expect (see Config.Warnings).
+func (l *errorList) warn(path, format string, args ...any) {
+	l.warns = append(l.warns, FieldError{File: l.file, Path: path, Line: l.lineOf(path), Msg: fmt.Sprintf(format, args...)})
 }
 
 // addAt records a problem at an explicit line.

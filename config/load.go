@@ -25,6 +25,17 @@ type Config struct {
 	Broker  *BrokerConfig // nil when Files.Broker is empty
 }
 
+// Warnings lists what loaded but means less here than in HyperFleet's
+// adapter: keys accepted so existing files load unchanged, and ignored. Each
+// names file, line and YAML path like an error; none stops a load.
+func (c *Config) Warnings() Errors {
+	var out Errors
+	if c.Adapter != nil {
+		out = append(out, c.Adapter.Warnings...)
+	}
+	return out
+}
+
 // Load reads, validates and compiles the files. Environment variables and
 // then the flags in fs (may be nil) override adapter and broker config
 // values. On failure the error is an Errors holding every problem of every
@@ -76,6 +87,7 @@ func LoadAdapterConfig(path string, fs *pflag.FlagSet) (*AdapterConfig, error) {
 	}
 	applyOverrides(l, &cfg, adapterEnvNames, fs)
 	cfg.validate(l)
+	cfg.Warnings = l.warns.sorted()
 	return &cfg, l.result()
 }
 

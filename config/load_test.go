@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -253,4 +254,30 @@ func TestHyperFleetSpellingLoadsUnchanged(t *testing.T) {
 	if r.WorkName() == nil || r.WorkName().Source() != "mw-{{ .clusterId }}" {
 		t.Errorf("bundle name must come from the manifest's metadata.name without by_name")
 	}
+}
+
+// Every key a HyperFleet adapter config carries is used or warned about:
+// keepalive, server_healthiness_timeout and token_cache_ttl are read,
+// client_id loads with a warning naming file, line and path.
+func TestCompatKeysUsedOrWarned(t *testing.T) {
+	cfg, err := LoadAdapterConfig(filepath.Join("testdata", "adapter", "compat-keys.yaml"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := cfg.Clients.Maestro
+	if m.Keepalive.Time.D() != 30*time.Second || m.Keepalive.Timeout.D() != 10*time.Second ||
+		m.ServerHealthinessTimeout.D() != 20*time.Second || cfg.Clients.HyperfleetAPI.Auth.TokenCacheTTL.D() != 30*time.Second {
+		t.Errorf("durations not loaded: %+v %+v", m, cfg.Clients.HyperfleetAPI.Auth)
+	}
+	if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0].Error(), "compat-keys.yaml:14: clients.maestro.client_id: has no effect") {
+		t.Errorf("warnings = %v, want one for client_id at line 14", cfg.Warnings)
+	}
+}
+
+func TestNegativeDurationsRefused(t *testing.T) {
+	_, err := LoadAdapterConfig(filepath.Join("testdata", "adapter", "negative-durations.yaml"), nil)
+	assertErrors(t, err, []string{
+		`negative-durations.yaml:5: clients.hyperfleet_api.auth.token_cache_ttl: must not be negative, got -1s`,
+		`negative-durations.yaml:11: clients.maestro.keepalive.time: must not be negative, got -5s`,
+	})
 }

@@ -29,6 +29,9 @@ type Options struct {
 	// TokenPath names a file holding a bearer token; it is read again when
 	// it changes (token rotation). Empty: no Authorization header.
 	TokenPath string
+	// TokenCacheTTL is how long a token read from TokenPath is used before
+	// the file is looked at again. Zero: on every request.
+	TokenCacheTTL time.Duration
 	// HTTPClient defaults to a client with no overall timeout (each request
 	// is bounded by Timeout through its context) that keeps up to 64 idle
 	// connections to the API (net/http's default of 2 made a busy adapter
@@ -63,7 +66,7 @@ func New(o Options) *Client {
 	}
 	c := &Client{o: o}
 	if o.TokenPath != "" {
-		c.token = &tokenFile{path: o.TokenPath}
+		c.token = &tokenFile{path: o.TokenPath, ttl: o.TokenCacheTTL}
 	}
 	return c
 }

@@ -102,3 +102,32 @@ func TestTokenFileRotation(t *testing.T) {
 		t.Error("a missing token file must fail the request")
 	}
 }
+
+// With token_cache_ttl the token read is used until the TTL passes, even
+// when the file rotates meanwhile; then the rotated token is read.
+func TestTokenCacheTTL(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(path, []byte("first"), 0o600)
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	tf := &tokenFile{path: path, ttl: 30 * time.Second, now: func() time.Time { return now }}
+	steps := []struct {
+		name    string
+		advance time.Duration
+		rewrite string
+		want    string
+	}{
+		{"first read", 0, "", "first"},
+		{"rotated within the TTL", 10 * time.Second, "second-token", "first"},
+		{"TTL passed", 25 * time.Second, "", "second-token"},
+	}
+	for _, s := range steps {
+		now = now.Add(s.advance)
+		if s.rewrite != "" {
+			os.WriteFile(path, []byte(s.rewrite), 0o600)
+		}
+		got, err := tf.read()
+		if err != nil || got != s.want {
+			t.Errorf("%s: token %q, %v; want %q", s.name, got, err, s.want)
+		}
+	}
+}

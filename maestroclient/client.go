@@ -65,7 +65,7 @@ func newClient(ctx context.Context, opts Options, rest *restReader) (*Client, er
 	closed := new(atomic.Bool)
 	libLog := quietOnClose{opts.Logger.Handler(), closed}
 	life, cancel := context.WithCancel(withLibraryLogger(ctx, libLog))
-	works, err := newSourceClient(life, rest, dialer, opts.SourceID)
+	works, err := newSourceClient(life, rest, dialer, opts)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("maestroclient: source client for %s: %w", opts.GRPCAddress, err)
@@ -113,7 +113,8 @@ func newDialer(opts Options) (*grpcoptions.GRPCDialer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("grpc: %w", err)
 	}
-	dialer := &grpcoptions.GRPCDialer{URL: opts.GRPCAddress, TLSConfig: tlsCfg}
+	dialer := &grpcoptions.GRPCDialer{URL: opts.GRPCAddress, TLSConfig: tlsCfg,
+		KeepAliveOptions: opts.Keepalive.grpc()}
 	if opts.GRPCTokenFile != "" {
 		token, err := os.ReadFile(opts.GRPCTokenFile)
 		if err != nil {

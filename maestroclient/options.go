@@ -1,6 +1,8 @@
 package maestroclient
 
 import (
+	grpcoptions "open-cluster-management.io/sdk-go/pkg/cloudevents/generic/options/grpc"
+
 	"errors"
 	"fmt"
 	"log/slog"
@@ -71,6 +73,15 @@ type Options struct {
 	// not on Maestro) or its database connections are pooled (PgBouncer).
 	// Default DefaultMaxConcurrentReads.
 	MaxConcurrentReads int
+
+	// Keepalive configures gRPC keepalive pings on the source connection.
+	// Zero Time (the default) sends none.
+	Keepalive KeepaliveOptions
+
+	// ServerHealthinessTimeout is how long the source connection waits for
+	// Maestro's gRPC heartbeat before it reconnects. Zero (the default)
+	// checks no heartbeat, as sdk-go does without the option.
+	ServerHealthinessTimeout time.Duration
 
 	// Logger receives the client's logs and those of the maestro and sdk-go
 	// libraries (their informational messages at debug level). Default
@@ -180,4 +191,22 @@ func (t TLSOptions) validate(name string) error {
 		return fmt.Errorf("%s: Insecure (plaintext) excludes every TLS setting", name)
 	}
 	return nil
+}
+
+// KeepaliveOptions are gRPC keepalive pings: one after Time without
+// activity, the connection closed when no answer comes within Timeout
+// (gRPC's default of 20s when zero).
+type KeepaliveOptions struct {
+	Time, Timeout time.Duration
+}
+
+func (k KeepaliveOptions) grpc() grpcoptions.KeepAliveOptions {
+	if k.Time <= 0 {
+		return grpcoptions.KeepAliveOptions{}
+	}
+	timeout := k.Timeout
+	if timeout <= 0 {
+		timeout = 20 * time.Second
+	}
+	return grpcoptions.KeepAliveOptions{Enable: true, Time: k.Time, Timeout: timeout}
 }

@@ -48,3 +48,28 @@ func TestOptionsValidate(t *testing.T) {
 		})
 	}
 }
+
+// The adapter config's keepalive reaches the gRPC dialer: pings only when
+// a time is set, gRPC's 20s timeout when none is given.
+func TestKeepaliveReachesTheDialer(t *testing.T) {
+	tests := []struct {
+		name          string
+		in            KeepaliveOptions
+		enable        bool
+		time, timeout time.Duration
+	}{
+		{"unset: no pings", KeepaliveOptions{}, false, 0, 0},
+		{"time and timeout", KeepaliveOptions{Time: 30 * time.Second, Timeout: 5 * time.Second}, true, 30 * time.Second, 5 * time.Second},
+		{"time only", KeepaliveOptions{Time: time.Minute}, true, time.Minute, 20 * time.Second},
+	}
+	for _, tt := range tests {
+		d, err := newDialer(Options{GRPCAddress: "127.0.0.1:1", GRPC: TLSOptions{Insecure: true}, Keepalive: tt.in})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		k := d.KeepAliveOptions
+		if k.Enable != tt.enable || k.Time != tt.time || k.Timeout != tt.timeout {
+			t.Errorf("%s: dialer keepalive %+v, want enable %v time %v timeout %v", tt.name, k, tt.enable, tt.time, tt.timeout)
+		}
+	}
+}

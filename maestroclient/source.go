@@ -28,9 +28,14 @@ import (
 // only cost CPU on both ends: Maestro encoded every agent status update for
 // every client of a source, and each client decoded it and dropped it.
 func newSourceClient(ctx context.Context, rest *restReader, dialer *grpcoptions.GRPCDialer,
-	sourceID string) (*sourceclient.ManifestWorkSourceClient, error) {
+	opts Options) (*sourceclient.ManifestWorkSourceClient, error) {
+	sourceID := opts.SourceID
+	grpcOpts := &grpcoptions.GRPCOptions{Dialer: dialer}
+	if opts.ServerHealthinessTimeout > 0 {
+		grpcOpts.ServerHealthinessTimeout = &opts.ServerHealthinessTimeout
+	}
 	ce, err := ceclients.NewCloudEventSourceClient[*workv1.ManifestWork](ctx,
-		grpcoptions.NewSourceOptions(&grpcoptions.GRPCOptions{Dialer: dialer}, sourceID, workpayload.ManifestBundleEventDataType),
+		grpcoptions.NewSourceOptions(grpcOpts, sourceID, workpayload.ManifestBundleEventDataType),
 		nil, nil, // no resync: no lister and no status hashes needed
 		sourcecodec.NewManifestBundleCodec())
 	if err != nil {

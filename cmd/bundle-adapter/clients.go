@@ -33,9 +33,11 @@ func newMaestro(ctx context.Context, c config.MaestroConfig, log *slog.Logger) (
 		GRPCAddress: c.GRPCServerAddress, GRPC: grpcTLS,
 		HTTPURL: c.HTTPServerAddress, HTTP: httpTLS,
 		SourceID: c.SourceID, Timeout: c.Timeout.D(),
-		Retry:              maestroclient.RetryOptions{Attempts: c.RetryAttempts},
-		MaxConcurrentReads: c.MaxConcurrentReads,
-		Logger:             log.With("component", "maestro"),
+		Retry:                    maestroclient.RetryOptions{Attempts: c.RetryAttempts},
+		MaxConcurrentReads:       c.MaxConcurrentReads,
+		Keepalive:                maestroclient.KeepaliveOptions{Time: c.Keepalive.Time.D(), Timeout: c.Keepalive.Timeout.D()},
+		ServerHealthinessTimeout: c.ServerHealthinessTimeout.D(),
+		Logger:                   log.With("component", "maestro"),
 	})
 }
 
@@ -52,6 +54,7 @@ func firstNonEmpty(ss ...string) string {
 func newAPI(c config.HyperfleetAPIConfig) adapter.API {
 	return hyperfleetapi.New(hyperfleetapi.Options{
 		BaseURL: c.BaseURL, Version: c.Version, Timeout: c.Timeout.D(),
-		RetryAttempts: c.RetryAttempts, RetryBackoff: c.RetryBackoff, TokenPath: c.Auth.TokenPath,
+		RetryAttempts: c.RetryAttempts, RetryBackoff: c.RetryBackoff,
+		TokenPath: c.Auth.TokenPath, TokenCacheTTL: c.Auth.TokenCacheTTL.D(),
 	})
 }

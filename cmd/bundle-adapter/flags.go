@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -36,6 +37,9 @@ func (f *configFlags) load(cmd *cobra.Command) (*config.Config, error) {
 	cfg, err := config.Load(f.files(), cmd.Flags())
 	if err != nil {
 		return nil, &exitError{code: exitInvalidConfig, err: err}
+	}
+	for _, w := range cfg.Warnings() {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w.Error())
 	}
 	return cfg, nil
 }

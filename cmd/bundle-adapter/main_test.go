@@ -31,6 +31,8 @@ func TestValidateExamplesAndBrokenFixtures(t *testing.T) {
 		{"broken", []string{"validate", "--config", ex + "onprem/adapter-config.yaml", "--task-config", "../../config/testdata/broken/unknown-key.yaml"}, 2,
 			`unknown-key.yaml:7: resources[0].discovry: unknown field "discovry"`, ""},
 		{"missing flags", []string{"validate"}, 2, "--config and --task-config are required", ""},
+		{"compat keys warn", []string{"validate", "--config", "../../config/testdata/adapter/compat-keys.yaml", "--task-config", ex + "onprem/task-config.yaml"}, 0,
+			"warning: ../../config/testdata/adapter/compat-keys.yaml:14: clients.maestro.client_id: has no effect", "valid: compat"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -53,6 +54,7 @@ func (f *serveFlags) run(cmd *cobra.Command) error {
 		return err
 	}
 	log := newLogger(cfg.Adapter.Log, cmd.OutOrStdout(), cmd.ErrOrStderr()).With("adapter", cfg.Adapter.Adapter.Name)
+	logConfig(cfg, log)
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	return serve(ctx, cfg, f.listen, log)
@@ -165,4 +167,21 @@ func startHealth(listen string, cfg *config.Config, c broker.Consumer, mc *maest
 	}()
 	log.Info("health and metrics server listening", "address", ln.Addr().String())
 	return srv, nil
+}
+
+// logConfig logs the load warnings, and with debug_config the merged
+// configuration (secrets redacted, as config dump prints it).
+func logConfig(cfg *config.Config, log *slog.Logger) {
+	for _, w := range cfg.Warnings() {
+		log.Warn("config warning", "file", w.File, "line", w.Line, "path", w.Path, "warning", w.Msg)
+	}
+	if !cfg.Adapter.DebugConfig {
+		return
+	}
+	var b strings.Builder
+	if err := cfg.Dump(&b); err != nil {
+		log.Warn("debug_config: cannot print the configuration", "error", err)
+		return
+	}
+	log.Info("debug_config: the merged configuration, secrets redacted", "config", b.String())
 }
