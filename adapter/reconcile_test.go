@@ -9,7 +9,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
 )
 
-// Every row of the decision table (DESIGN.md "The bundle decision"), with the
+// Every row of the decision table (docs/architecture.md, "The decision"), with the
 // Maestro calls it must make and nothing more.
 func TestDecisionTable(t *testing.T) {
 	type step struct {

@@ -1,7 +1,8 @@
 // Package memmaestro is an in-memory implementation of adapter.Maestro that
-// models the Maestro server as measured (see DESIGN.md, "Maestro facts" and
-// "Real agent facts"). The reconciler's unit tests and the dry-run command use
-// it in place of a real server.
+// models the Maestro server as measured on the real server and agent (the
+// contract suite in maestroclient/contract runs the same scenarios against
+// both). The reconciler's unit tests and the dry-run command use it in place
+// of a real server.
 //
 // What it models:
 //
