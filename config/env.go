@@ -68,10 +68,42 @@ func FlagName(path string) string {
 	return strings.ToLower(strings.ReplaceAll(strings.TrimPrefix(adapterEnvNames(path)[0], "HYPERFLEET_"), "_", "-"))
 }
 
-// RegisterAdapterFlags adds one string flag per adapter config leaf to fs.
+// hyperfleetFlags are the flag names HyperFleet's adapter gives the leaves
+// whose names differ from FlagName's, so its command lines work unchanged.
+var hyperfleetFlags = map[string]string{
+	"clients.hyperfleet_api.base_url":              "hyperfleet-api-base-url",
+	"clients.hyperfleet_api.version":               "hyperfleet-api-version",
+	"clients.hyperfleet_api.timeout":               "hyperfleet-api-timeout",
+	"clients.hyperfleet_api.retry_attempts":        "hyperfleet-api-retry",
+	"clients.hyperfleet_api.retry_backoff":         "hyperfleet-api-retry-backoff",
+	"clients.hyperfleet_api.auth.token_path":       "hyperfleet-api-auth-token-path",
+	"clients.hyperfleet_api.auth.token_cache_ttl":  "hyperfleet-api-auth-token-cache-ttl",
+	"clients.maestro.auth.tls_config.ca_file":      "maestro-ca-file",
+	"clients.maestro.auth.tls_config.cert_file":    "maestro-cert-file",
+	"clients.maestro.auth.tls_config.key_file":     "maestro-key-file",
+	"clients.maestro.auth.tls_config.http_ca_file": "maestro-http-ca-file",
+	"clients.maestro.auth.tls_config.server_name":  "maestro-server-name",
+}
+
+// flagNames is FlagName and, where HyperFleet's adapter spells the flag
+// otherwise, that spelling too.
+func flagNames(path string) []string {
+	names := []string{FlagName(path)}
+	if alt, ok := hyperfleetFlags[path]; ok {
+		names = append(names, alt)
+	}
+	return names
+}
+
+// RegisterAdapterFlags adds one string flag per adapter config leaf to fs,
+// and HyperFleet's spelling of it where that differs.
 func RegisterAdapterFlags(fs *pflag.FlagSet) {
 	for _, p := range leafPaths(reflect.TypeOf(AdapterConfig{}), "") {
-		fs.String(FlagName(p), "", "override "+p+" of the adapter config (env "+adapterEnvNames(p)[0]+")")
+		names := flagNames(p)
+		fs.String(names[0], "", "override "+p+" of the adapter config (env "+adapterEnvNames(p)[0]+")")
+		for _, alt := range names[1:] {
+			fs.String(alt, "", "the same as --"+names[0]+" (HyperFleet adapter's name)")
+		}
 	}
 }
 
@@ -87,8 +119,10 @@ func applyOverrides(l *errorList, cfg any, envNames func(string) []string, fs *p
 		if fs == nil {
 			continue
 		}
-		if f := fs.Lookup(FlagName(p)); f != nil && f.Changed {
-			_ = v.BindPFlag(p, f)
+		for _, name := range flagNames(p) {
+			if f := fs.Lookup(name); f != nil && f.Changed {
+				_ = v.BindPFlag(p, f)
+			}
 		}
 	}
 	for _, p := range paths {

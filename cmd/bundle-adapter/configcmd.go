@@ -6,9 +6,22 @@ import (
 
 func newConfigCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "config", Short: "Inspect configuration"}
+	cmd.AddCommand(newDumpCmd("dump"))
+	return cmd
+}
+
+// newConfigDumpCmd is `config-dump`, HyperFleet adapter's name for
+// `config dump`: the same command.
+func newConfigDumpCmd() *cobra.Command {
+	c := newDumpCmd("config-dump")
+	c.Short += " (the same as config dump)"
+	return c
+}
+
+func newDumpCmd(use string) *cobra.Command {
 	var f configFlags
 	dump := &cobra.Command{
-		Use:   "dump",
+		Use:   use,
 		Short: "Print the merged adapter and broker config (env and flags applied, secrets redacted)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -20,6 +33,5 @@ func newConfigCmd() *cobra.Command {
 		},
 	}
 	f.register(dump, true)
-	cmd.AddCommand(dump)
-	return cmd
+	return dump
 }

@@ -17,12 +17,25 @@ type configFlags struct {
 
 func (f *configFlags) register(cmd *cobra.Command, withBroker bool) {
 	fs := cmd.Flags()
-	fs.StringVar(&f.adapter, "config", os.Getenv("ADAPTER_CONFIG_PATH"), "adapter config file (env ADAPTER_CONFIG_PATH)")
-	fs.StringVar(&f.task, "task-config", os.Getenv("ADAPTER_TASK_CONFIG_PATH"), "task config file (env ADAPTER_TASK_CONFIG_PATH)")
+	fs.StringVarP(&f.adapter, "config", "c", firstEnv("ADAPTER_CONFIG_PATH", "HYPERFLEET_ADAPTER_CONFIG"),
+		"adapter config file (env ADAPTER_CONFIG_PATH or HYPERFLEET_ADAPTER_CONFIG)")
+	fs.StringVarP(&f.task, "task-config", "t", firstEnv("ADAPTER_TASK_CONFIG_PATH", "HYPERFLEET_TASK_CONFIG"),
+		"task config file (env ADAPTER_TASK_CONFIG_PATH or HYPERFLEET_TASK_CONFIG)")
 	if withBroker {
 		fs.StringVar(&f.broker, "broker-config", os.Getenv("BROKER_CONFIG_FILE"), "broker config file (env BROKER_CONFIG_FILE)")
 	}
 	config.RegisterAdapterFlags(fs)
+}
+
+// firstEnv is the value of the first of the variables that is set and not
+// empty: ours first, then HyperFleet adapter's spelling.
+func firstEnv(names ...string) string {
+	for _, n := range names {
+		if v := os.Getenv(n); v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 func (f *configFlags) files() config.Files {
@@ -48,4 +61,4 @@ type constError string
 
 func (e constError) Error() string { return string(e) }
 
-const errMissingFiles = constError("--config and --task-config are required (or ADAPTER_CONFIG_PATH and ADAPTER_TASK_CONFIG_PATH)")
+const errMissingFiles = constError("--config and --task-config are required (or ADAPTER_CONFIG_PATH and ADAPTER_TASK_CONFIG_PATH, or HYPERFLEET_ADAPTER_CONFIG and HYPERFLEET_TASK_CONFIG)")

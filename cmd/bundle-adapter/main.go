@@ -73,6 +73,6 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newServeCmd(), newValidateCmd(), newConfigCmd(), newVersionCmd(), newDryRunCmd())
+	root.AddCommand(newServeCmd(), newValidateCmd(), newConfigCmd(), newConfigDumpCmd(), newVersionCmd(), newDryRunCmd())
 	return root
 }

@@ -148,3 +148,32 @@ func TestMain(m *testing.M) {
 	os.Unsetenv("MAESTRO_CONSUMER")
 	os.Exit(m.Run())
 }
+
+// HyperFleet adapter's command line works as it is: -c/-t, config-dump,
+// its flag names, and its config-path variables.
+func TestHyperFleetCommandLine(t *testing.T) {
+	onprem := []string{"-c", ex + "onprem/adapter-config.yaml", "-t", ex + "onprem/task-config.yaml"}
+	tests := []struct {
+		name    string
+		env     map[string]string
+		args    []string
+		wantOut string
+	}{
+		{"config-dump with -c -t", nil, append([]string{"config-dump"}, onprem...), "source_id: onprem-bundles"},
+		{"its API flag", nil, append([]string{"config-dump", "--hyperfleet-api-base-url", "http://api.example:9000"}, onprem...), "base_url: http://api.example:9000"},
+		{"its TLS flag", nil, append([]string{"config-dump", "--maestro-ca-file", "/certs/ca.crt"}, onprem...), "ca_file: /certs/ca.crt"},
+		{"its config-path variables", map[string]string{"HYPERFLEET_ADAPTER_CONFIG": ex + "onprem/adapter-config.yaml",
+			"HYPERFLEET_TASK_CONFIG": ex + "onprem/task-config.yaml"}, []string{"validate"}, "valid: onprem-bundles"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			code, out, errOut := runCLI(t, tt.args...)
+			if code != 0 || !strings.Contains(out, tt.wantOut) {
+				t.Errorf("exit %d, want 0 and %q\nstdout: %s\nstderr: %s", code, tt.wantOut, out, errOut)
+			}
+		})
+	}
+}
