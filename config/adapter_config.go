@@ -1,5 +1,7 @@
 package config
 
+import "strings"
+
 // AdapterConfig is the per-deployment file: who the adapter is and how it
 // reaches the HyperFleet API, the broker and Maestro. Every leaf can be
 // overridden by an environment variable (see EnvName) and flags override env.
@@ -43,7 +45,11 @@ type Clients struct {
 // the task config ("/clusters/x") are sent to BaseURL + "/api/hyperfleet/" +
 // Version. Defaults: version v1, timeout 10s, 3 attempts, exponential backoff.
 type HyperfleetAPIConfig struct {
-	BaseURL       string   `yaml:"base_url"`
+	BaseURL string `yaml:"base_url"`
+	// ReadinessPath is what /readyz reads on BaseURL to tell the API
+	// answers (a status below 500). Default /api/hyperfleet, the API's
+	// metadata, which the real API serves without authentication.
+	ReadinessPath string   `yaml:"readiness_path"`
 	Version       string   `yaml:"version"`
 	Timeout       Duration `yaml:"timeout"`
 	RetryAttempts int      `yaml:"retry_attempts"`
@@ -121,7 +127,7 @@ func defaultAdapterConfig() AdapterConfig {
 	return AdapterConfig{
 		Log: LogConfig{Level: "info", Format: "json", Output: "stdout"},
 		Clients: Clients{
-			HyperfleetAPI: HyperfleetAPIConfig{Version: "v1", Timeout: Duration(10e9), RetryAttempts: 3, RetryBackoff: "exponential"},
+			HyperfleetAPI: HyperfleetAPIConfig{Version: "v1", ReadinessPath: "/api/hyperfleet", Timeout: Duration(10e9), RetryAttempts: 3, RetryBackoff: "exponential"},
 			Maestro:       MaestroConfig{Timeout: Duration(10e9), RetryAttempts: 3},
 		},
 	}
@@ -137,6 +143,9 @@ func (c *AdapterConfig) validate(l *errorList) {
 	api := c.Clients.HyperfleetAPI
 	if api.BaseURL != "" {
 		checkURL(l, "clients.hyperfleet_api.base_url", api.BaseURL)
+	}
+	if !strings.HasPrefix(api.ReadinessPath, "/") || strings.ContainsAny(api.ReadinessPath, "?#") {
+		l.add("clients.hyperfleet_api.readiness_path", "must be a path starting with /, without query or fragment, not %q", api.ReadinessPath)
 	}
 	oneOf(l, "clients.hyperfleet_api.retry_backoff", api.RetryBackoff, "exponential", "linear", "constant")
 	if api.RetryAttempts < 1 {

@@ -106,6 +106,7 @@ func TestBrokenAdapterConfig(t *testing.T) {
 		`bad-adapter.yaml:2: log.level: must be one of debug, info, warn, error, not "verbose"`,
 		`bad-adapter.yaml:4: clients.hyperfleet_api.base_url: must be an http(s) URL with a host`,
 		`bad-adapter.yaml:4: clients.hyperfleet_api.timeout: must be a duration such as 10s or 5m, not "soon"`,
+		`bad-adapter.yaml:4: clients.hyperfleet_api.readiness_path: must be a path starting with /, without query or fragment, not "healthz?x=1"`,
 		`clients.maestro.http_server_address: is required`,
 		`clients.maestro.auth.type: set auth.type: tls, or insecure: true`,
 		`bad-adapter.yaml:8: clients.maestro.max_concurrent_reads: must not be negative (0 means the default)`,

@@ -1,4 +1,5 @@
-// Package health serves /healthz, /readyz and /metrics.
+// Package health serves /healthz, /readyz, /metrics and any extra route
+// registered with Handle (serve adds /config).
 //
 // /healthz answers 200 while the process serves HTTP. /readyz answers 200
 // only when every readiness check passes (subscribed to the broker, Maestro
@@ -27,9 +28,19 @@ type Handler struct {
 	cacheFor time.Duration
 	timeout  time.Duration
 
+	extra map[string]http.Handler
+
 	mu      sync.Mutex
 	checked time.Time
 	last    map[string]error
+}
+
+// Handle serves h at path too. Call it before the handler serves.
+func (h *Handler) Handle(path string, handler http.Handler) {
+	if h.extra == nil {
+		h.extra = map[string]http.Handler{}
+	}
+	h.extra[path] = handler
 }
 
 // New returns a handler; metrics may be nil. Checks run at most every
@@ -55,6 +66,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		h.metrics.ServeHTTP(w, r)
 	default:
+		if x, ok := h.extra[r.URL.Path]; ok {
+			x.ServeHTTP(w, r)
+			return
+		}
 		http.NotFound(w, r)
 	}
 }

@@ -40,6 +40,13 @@ func TestProbes(t *testing.T) {
 	if code, body := get("/metrics"); code != 200 || body != "metrics" {
 		t.Errorf("/metrics = %d %q", code, body)
 	}
+	if code, _ := get("/config"); code != 404 {
+		t.Errorf("/config before it is registered = %d, want 404", code)
+	}
+	h.Handle("/config", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("cfg")) }))
+	if code, body := get("/config"); code != 200 || body != "cfg" {
+		t.Errorf("/config = %d %q", code, body)
+	}
 }
 
 func TestHTTPCheck(t *testing.T) {

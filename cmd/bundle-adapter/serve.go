@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -132,7 +133,7 @@ func consumeUntilDone(ctx context.Context, d *broker.Dispatcher, c broker.Consum
 	return nil
 }
 
-// startHealth serves /healthz, /readyz and /metrics. Readiness checks the
+// startHealth serves /healthz, /readyz, /metrics and /config. Readiness checks the
 // broker subscription, Maestro's REST API through the Maestro client's own
 // connection (so with its TLS settings) and the HyperFleet API base URL.
 // healthCheckTimeout bounds each readiness check's request.
@@ -152,9 +153,10 @@ func startHealth(listen string, cfg *config.Config, c broker.Consumer, mc *maest
 			defer cancel()
 			return mc.Ping(ctx)
 		},
-		"hyperfleet_api": health.HTTPCheck(client, cfg.Adapter.Clients.HyperfleetAPI.BaseURL),
+		"hyperfleet_api": health.HTTPCheck(client, readinessURL(cfg.Adapter.Clients.HyperfleetAPI)),
 	}
 	h := health.New(checks, promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}), 5*time.Second)
+	h.Handle("/config", configHandler(cfg))
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return nil, fmt.Errorf("health server: %w", err)
@@ -184,4 +186,24 @@ func logConfig(cfg *config.Config, log *slog.Logger) {
 		return
 	}
 	log.Info("debug_config: the merged configuration, secrets redacted", "config", b.String())
+}
+
+// readinessURL is the API URL /readyz reads: base URL + readiness_path.
+func readinessURL(c config.HyperfleetAPIConfig) string {
+	return strings.TrimRight(c.BaseURL, "/") + c.ReadinessPath
+}
+
+// configHandler serves the merged adapter and broker config as config dump
+// prints it (secrets redacted), as HyperFleet adapter's /config does.
+func configHandler(cfg *config.Config) http.Handler {
+	var b strings.Builder
+	err := cfg.Dump(&b)
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if err != nil {
+			http.Error(w, "cannot print the configuration: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/yaml")
+		_, _ = io.WriteString(w, b.String())
+	})
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"log/slog"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -31,5 +32,25 @@ func TestLogConfig(t *testing.T) {
 		if strings.Contains(out, "guest:guest") {
 			t.Errorf("debug %v: a secret is logged:\n%s", debug, out)
 		}
+	}
+}
+
+// /config serves the merged configuration with secrets redacted; /readyz
+// reads the API's readiness path, not its root (which the real API
+// answers 404).
+func TestConfigEndpointAndReadinessURL(t *testing.T) {
+	cfg, err := config.Load(config.Files{Adapter: ex + "onprem/adapter-config.yaml", Task: ex + "onprem/task-config.yaml", Broker: ex + "onprem/broker.yaml"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	configHandler(cfg).ServeHTTP(rec, httptest.NewRequest("GET", "/config", nil))
+	body := rec.Body.String()
+	if rec.Code != 200 || !strings.Contains(body, "source_id: onprem-bundles") || strings.Contains(body, "guest:guest") {
+		t.Errorf("/config = %d:\n%s", rec.Code, body)
+	}
+	api := cfg.Adapter.Clients.HyperfleetAPI
+	if got, want := readinessURL(api), strings.TrimRight(api.BaseURL, "/")+"/api/hyperfleet"; got != want {
+		t.Errorf("readiness URL %q, want %q", got, want)
 	}
 }
