@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 )
 
 // The harness's task config is the onprem example's with the consumer
@@ -61,13 +62,14 @@ process_resident_memory_bytes 1.2e+07
 `))
 	}))
 	defer srv.Close()
-	s, err := scrapeMetrics(srv.URL)
+	s, err := stacktest.Scrape(srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.maestroReads() != 17 || s.maestroWrites() != 3 || s.creates() != 3 || s.events() != 7 ||
-		s.sum("process_resident_memory_bytes") != 1.2e7 {
-		t.Errorf("reads %v writes %v creates %v events %v", s.maestroReads(), s.maestroWrites(), s.creates(), s.events())
+	events := s.Sum("bundle_adapter_events_total")
+	if s.MaestroReads() != 17 || s.MaestroWrites() != 3 || creates(s) != 3 || events != 7 ||
+		s.Sum("process_resident_memory_bytes") != 1.2e7 {
+		t.Errorf("reads %v writes %v creates %v events %v", s.MaestroReads(), s.MaestroWrites(), creates(s), events)
 	}
 }
 
