@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 )
 
 // Maestro down: events are redelivered, /readyz turns false, and nothing is
@@ -78,22 +80,8 @@ func TestRabbitMQConnectionDropped(t *testing.T) {
 
 func closeRabbitConnection(t *testing.T, name string) {
 	t.Helper()
-	var pid string
-	eventually(t, 20*time.Second, "the adapter's connection listed", func() error {
-		out, err := exec.Command("rabbitmqctl", "-q", "list_connections", "pid", "client_properties").CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("%v: %s", err, out)
-		}
-		for _, line := range strings.Split(string(out), "\n") {
-			if strings.Contains(line, `"`+name+`"`) {
-				pid = strings.Fields(line)[0]
-				return nil
-			}
-		}
-		return fmt.Errorf("no connection named %s", name)
-	})
-	if out, err := exec.Command("rabbitmqctl", "close_connection", pid, "e2e: forced close").CombinedOutput(); err != nil {
-		t.Fatalf("close_connection: %v\n%s", err, out)
+	if err := stacktest.CloseRabbitMQConnection(name, 20*time.Second); err != nil {
+		t.Fatal(err)
 	}
 }
 

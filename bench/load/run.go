@@ -228,7 +228,7 @@ func run(ctx context.Context, o *options, log *slog.Logger) (*results, error) {
 		if h.ad != nil {
 			_ = h.ad.stop()
 		}
-		if err := deleteTopology(o.rabbitURL, topic, "bench"); err != nil {
+		if err := stacktest.DropRabbitMQ(o.rabbitURL, topic, topic+"-bench"); err != nil {
 			log.Warn("could not delete the run's RabbitMQ exchange and queues", "topic", topic, "error", err)
 		}
 	}()

@@ -16,6 +16,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/bundle-adapter/bundle-adapter/broker"
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 )
 
 // testURL is the machine's RabbitMQ; RABBITMQ_URL overrides it.
@@ -216,28 +217,7 @@ func closeConnection(t *testing.T, name string) {
 	if _, err := exec.LookPath("rabbitmqctl"); err != nil {
 		t.Skip("rabbitmqctl is not available: cannot force a connection close")
 	}
-	var pid string
-	waitFor(t, "connection "+name+" listed", func() bool {
-		pid = connectionPid(t, name)
-		return pid != ""
-	})
-	out, err := exec.Command("rabbitmqctl", "close_connection", pid, "test: forced close").CombinedOutput()
-	if err != nil {
-		t.Fatalf("rabbitmqctl close_connection: %v\n%s", err, out)
+	if err := stacktest.CloseRabbitMQConnection(name, 15*time.Second); err != nil {
+		t.Fatal(err)
 	}
-}
-
-// connectionPid finds the pid of the connection whose client property
-// connection_name is name.
-func connectionPid(t *testing.T, name string) string {
-	out, err := exec.Command("rabbitmqctl", "-q", "list_connections", "pid", "client_properties").CombinedOutput()
-	if err != nil {
-		t.Fatalf("rabbitmqctl list_connections: %v\n%s", err, out)
-	}
-	for _, line := range strings.Split(string(out), "\n") {
-		if strings.Contains(line, `"`+name+`"`) {
-			return strings.Fields(line)[0]
-		}
-	}
-	return ""
 }

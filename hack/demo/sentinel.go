@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"time"
 
-	amqp "github.com/rabbitmq/amqp091-go"
-
 	"github.com/bundle-adapter/bundle-adapter/broker/rabbitmq"
 	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 )
@@ -94,31 +92,4 @@ func randomHex(n int) string {
 	b := make([]byte, (n+1)/2)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)[:n]
-}
-
-// dropQueues deletes the demo's queues (subscription and dead-letter) and
-// exchange, so no event of an earlier run is left for this one. Missing
-// ones are fine. The retry delay queues expire by themselves.
-func dropQueues(url, exchange, queue string) error {
-	conn, err := amqp.DialConfig(url, amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	for _, q := range []string{queue, queue + ".dead-letter"} {
-		ch, err := conn.Channel()
-		if err != nil {
-			return err
-		}
-		if _, err := ch.QueueDelete(q, false, false, false); err != nil {
-			return err
-		}
-		_ = ch.Close()
-	}
-	ch, err := conn.Channel()
-	if err != nil {
-		return err
-	}
-	defer ch.Close()
-	return ch.ExchangeDelete(exchange, false, false)
 }

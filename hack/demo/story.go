@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 )
 
 var errInterrupted = errors.New("interrupted")
@@ -66,7 +68,7 @@ func setUp(ctx context.Context, o options, p *printer) (*demo, error) {
 	if d.cfg, err = writeConfigs(o, d.dir, d.api.URL); err != nil {
 		return d, err
 	}
-	if err := dropQueues(o.rabbitURL, demoTopic, d.cfg.queue); err != nil {
+	if err := stacktest.DropRabbitMQ(o.rabbitURL, demoTopic, d.cfg.queue); err != nil {
 		return d, fmt.Errorf("RabbitMQ at %s: %w", redact(o.rabbitURL), err)
 	}
 	if d.kc, err = newKubeClient(o.kubeconfig); err != nil {
@@ -326,7 +328,7 @@ func (d *demo) tearDown(ok bool) {
 		}
 	}
 	if d.cfg.queue != "" {
-		_ = dropQueues(d.o.rabbitURL, demoTopic, d.cfg.queue)
+		_ = stacktest.DropRabbitMQ(d.o.rabbitURL, demoTopic, d.cfg.queue)
 	}
 	if d.kube != nil {
 		d.kube.close()

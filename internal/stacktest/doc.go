@@ -14,6 +14,8 @@
 //   - Scrape: one read of a Prometheus text exposition;
 //   - ReconcileEvent: the Sentinel's reconcile CloudEvent;
 //   - CA: throwaway certificate authorities for TLS tests;
+//   - DropRabbitMQ and CloseRabbitMQConnection: a run's RabbitMQ clean-up,
+//     and a connection closed as an operator or a failover would;
 //   - FreeAddr and FreePorts: loopback ports.
 //
 // Production code never imports it. Functions that a binary uses return
