@@ -56,7 +56,7 @@ func (ca *CA) Issue(t testing.TB, tmpl *x509.Certificate) KeyPair {
 // path.
 func (ca *CA) WriteCert(t testing.TB, dir, name string) string {
 	t.Helper()
-	return WritePEM(t, dir, name, "CERTIFICATE", ca.Cert.Raw)
+	return writePEM(t, dir, name, "CERTIFICATE", ca.Cert.Raw)
 }
 
 // Pool is a certificate pool holding the CA.
@@ -93,8 +93,8 @@ func (k KeyPair) WriteFiles(t testing.TB, dir, name string) KeyPair {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k.CertFile = WritePEM(t, dir, name+".pem", "CERTIFICATE", k.Cert.Raw)
-	k.KeyFile = WritePEM(t, dir, name+"-key.pem", "EC PRIVATE KEY", der)
+	k.CertFile = writePEM(t, dir, name+".pem", "CERTIFICATE", k.Cert.Raw)
+	k.KeyFile = writePEM(t, dir, name+"-key.pem", "EC PRIVATE KEY", der)
 	return k
 }
 
@@ -103,9 +103,9 @@ func (k KeyPair) TLS() tls.Certificate {
 	return tls.Certificate{Certificate: [][]byte{k.Cert.Raw}, PrivateKey: k.Key, Leaf: k.Cert}
 }
 
-// WritePEM writes der as one PEM block of type typ to dir/name (0600) and
+// writePEM writes der as one PEM block of type typ to dir/name (0600) and
 // returns the path.
-func WritePEM(t testing.TB, dir, name, typ string, der []byte) string {
+func writePEM(t testing.TB, dir, name, typ string, der []byte) string {
 	t.Helper()
 	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
