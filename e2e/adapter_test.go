@@ -1,39 +1,25 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/bundle-adapter/bundle-adapter/broker/rabbitmq"
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 )
 
 // adapterProc is one running `bundle-adapter serve` with config files of its
 // own: the onprem example's task config against the test's API and broker
 // names.
 type adapterProc struct {
-	t      *testing.T
-	dir    string
-	listen string
-	cmd    *exec.Cmd
-	done   chan error
-	log    *os.File
-	st     *stack
-	topic  string
-	broker string // broker.yaml content
+	*stacktest.Adapter
+	t *testing.T
 }
 
 func unique(prefix string) string {
@@ -48,170 +34,100 @@ func unique(prefix string) string {
 func newAdapterDir(t *testing.T, st *stack, api *hyperfleetAPI, topic, brokerYAML string) string {
 	t.Helper()
 	dir := t.TempDir()
-	copyTree(t, "../config/examples/onprem", dir, "task-config.yaml", "bundles")
-	adapterCfg := adapterConfig(api, topic, st.grpcAddr, st.restURL, "e2e-"+topic, "    insecure: true\n")
-	writeFile(t, filepath.Join(dir, "adapter-config.yaml"), adapterCfg)
-	writeFile(t, filepath.Join(dir, "broker.yaml"), brokerYAML)
+	if err := stacktest.CopyExample("../config/examples/onprem", dir); err != nil {
+		t.Fatal(err)
+	}
+	adapterCfg := adapterConfig(api, topic, st.grpcAddr, st.restURL, "e2e-"+topic, "")
+	if err := stacktest.WriteFiles(stacktest.FilesIn(dir), adapterCfg, brokerYAML); err != nil {
+		t.Fatal(err)
+	}
 	return dir
 }
 
 // adapterConfig is an adapter config for the test's API and a Maestro;
-// auth holds the indented lines that secure the Maestro connection.
+// auth holds the indented lines that secure the Maestro connection ("":
+// insecure).
 func adapterConfig(api *hyperfleetAPI, topic, grpcAddr, restURL, source, auth string) string {
-	return fmt.Sprintf(`adapter: {name: %q, version: "0.1.0"}
-log: {level: debug, format: json}
-clients:
-  hyperfleet_api: {base_url: %q, version: v1, timeout: 5s, retry_attempts: 2}
-  broker: {subscription_id: e2e, topic: %q}
-  maestro:
-    grpc_server_address: %q
-    http_server_address: %q
-    source_id: %q
-    timeout: 10s
-`, adapterName(topic), api.srv.URL, topic, grpcAddr, restURL, source) + auth
+	return stacktest.AdapterConfig{
+		Name: adapterName(topic), LogLevel: "debug",
+		APIURL: api.URL, APITimeout: 5 * time.Second, APIRetryAttempts: 2,
+		SubscriptionID: "e2e", Topic: topic,
+		MaestroGRPC: grpcAddr, MaestroREST: restURL, SourceID: source, MaestroTimeout: 10 * time.Second,
+		MaestroAuth: auth,
+	}.YAML()
 }
 
 func rabbitBroker(st *stack, topic string) string {
-	return fmt.Sprintf(`broker:
-  type: rabbitmq
-  rabbitmq: {url: %q, exchange: %q, exchange_type: topic, prefetch_count: 10}
-  delivery: {max_deliveries: 30, min_backoff: 1s, max_backoff: 10s}
-subscriber: {parallelism: 4, shutdown_timeout: 20s}
-`, st.rabbitURL, topic)
+	return stacktest.RabbitMQConfig{
+		URL: st.rabbitURL, Exchange: topic, Prefetch: 10,
+		MaxDeliveries: 30, MinBackoff: time.Second, MaxBackoff: 10 * time.Second,
+		Parallelism: 4, ShutdownTimeout: 20 * time.Second,
+	}.YAML()
 }
 
-// startAdapter starts serve on dir and waits until /readyz answers 200.
+// startAdapter starts serve on dir and waits until /readyz answers 200. It
+// is stopped (SIGTERM) when the test ends, and its log shown if it failed.
 func startAdapter(t *testing.T, st *stack, dir, topic string) *adapterProc {
 	t.Helper()
-	p := &adapterProc{t: t, dir: dir, listen: freeAddr(t), st: st, topic: topic}
-	logFile, err := os.Create(filepath.Join(dir, fmt.Sprintf("adapter-%d.log", time.Now().UnixNano())))
+	a, err := stacktest.StartAdapter(stacktest.AdapterOptions{
+		Bin: adapterBin, Files: stacktest.FilesIn(dir),
+		Env:     []string{"MAESTRO_CONSUMER=" + st.consumer, "VALIDATOR_IMAGE=busybox:1.36"},
+		LogPath: filepath.Join(dir, fmt.Sprintf("adapter-%d.log", time.Now().UnixNano())),
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.log = logFile
-	p.cmd = exec.Command(adapterBin, "serve", "--config", filepath.Join(dir, "adapter-config.yaml"),
-		"--task-config", filepath.Join(dir, "task-config.yaml"), "--broker-config", filepath.Join(dir, "broker.yaml"),
-		"--listen", p.listen)
-	p.cmd.Env = append(os.Environ(), "MAESTRO_CONSUMER="+st.consumer, "VALIDATOR_IMAGE=busybox:1.36")
-	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p.done = make(chan error, 1)
-	go func() { p.done <- p.cmd.Wait() }()
+	p := &adapterProc{Adapter: a, t: t}
 	t.Cleanup(func() { p.stop(); p.dumpLogOnFailure() })
-	eventually(t, 90*time.Second, "adapter /readyz", func() error { return p.ready() })
+	eventually(t, 90*time.Second, "adapter /readyz", p.Ready)
 	return p
 }
 
-func (p *adapterProc) ready() error {
-	select {
-	case err := <-p.done:
-		p.done <- err
-		return fmt.Errorf("adapter exited: %v", err)
-	default:
-	}
-	resp, err := http.Get("http://" + p.listen + "/readyz")
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		return fmt.Errorf("/readyz answered %d", resp.StatusCode)
-	}
-	return nil
-}
-
-// stop sends SIGTERM and waits for a graceful exit.
-func (p *adapterProc) stop() {
-	if p.cmd.ProcessState != nil {
-		return
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(40 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-	}
-}
+// stop sends SIGTERM and waits for a graceful exit (killed after 40s).
+func (p *adapterProc) stop() { _, _ = p.Stop(40 * time.Second) }
 
 // kill ends the adapter at once, with no chance to settle anything.
-func (p *adapterProc) kill() {
-	_ = p.cmd.Process.Kill()
-	<-p.done
-}
+func (p *adapterProc) kill() { p.Kill() }
 
 func (p *adapterProc) dumpLogOnFailure() {
-	p.log.Close()
 	if !p.t.Failed() {
 		return
 	}
-	b, _ := os.ReadFile(p.log.Name())
-	lines := strings.Split(string(b), "\n")
-	if len(lines) > 80 {
-		lines = lines[len(lines)-80:]
+	p.t.Logf("adapter log (last lines of %s):\n%s", p.LogPath(), p.Tail(80))
+}
+
+// scrape reads the adapter's metrics, failing the test when it cannot.
+func (p *adapterProc) scrape() stacktest.Metrics {
+	p.t.Helper()
+	m, err := p.Metrics()
+	if err != nil {
+		p.t.Fatalf("scrape metrics: %v", err)
 	}
-	p.t.Logf("adapter log (last lines of %s):\n%s", p.log.Name(), strings.Join(lines, "\n"))
+	return m
 }
 
 // metric sums the samples of a metric whose labels contain every given
 // `key="value"` pair.
 func (p *adapterProc) metric(name string, labels ...string) float64 {
 	p.t.Helper()
-	resp, err := http.Get("http://" + p.listen + "/metrics")
-	if err != nil {
-		p.t.Fatalf("scrape metrics: %v", err)
-	}
-	defer resp.Body.Close()
-	sum := 0.0
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, name+"{") && !strings.HasPrefix(line, name+" ") {
-			continue
-		}
-		if !hasLabels(line, labels) {
-			continue
-		}
-		f := strings.Fields(line)
-		v, _ := strconv.ParseFloat(f[len(f)-1], 64)
-		sum += v
-	}
-	return sum
+	return p.scrape().Sum(name, labels...)
 }
 
-func hasLabels(line string, labels []string) bool {
-	for _, l := range labels {
-		if !strings.Contains(line, l) {
-			return false
-		}
-	}
-	return true
-}
+// maestroReads counts Maestro read requests: gets and batch reads.
+func (p *adapterProc) maestroReads() float64 { return p.scrape().MaestroReads() }
 
 // maestroWrites counts create, update and delete calls the adapter made.
-// maestroReads counts Maestro read requests: gets and batch reads.
-func (p *adapterProc) maestroReads() float64 {
-	return p.metric("bundle_adapter_maestro_requests_total", `verb="get"`) +
-		p.metric("bundle_adapter_maestro_requests_total", `verb="get_bundles"`)
-}
+func (p *adapterProc) maestroWrites() float64 { return p.scrape().MaestroWrites() }
 
-func (p *adapterProc) maestroWrites() float64 {
-	return p.metric("bundle_adapter_maestro_requests_total", `verb="create"`) +
-		p.metric("bundle_adapter_maestro_requests_total", `verb="update"`) +
-		p.metric("bundle_adapter_maestro_requests_total", `verb="delete"`)
+// reconcileEvent is a Sentinel reconcile event for cluster id at generation.
+func reconcileEvent(id string, generation int) []byte {
+	return stacktest.Event{ID: unique("ev-"), ClusterID: id, Generation: generation}.JSON()
 }
 
 // publish sends a Sentinel reconcile event for cluster id at generation.
 func publish(t *testing.T, st *stack, topic, id string, generation int) {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{
-		"specversion": "1.0", "id": unique("ev-"), "type": "com.redhat.hyperfleet.cluster.reconcile",
-		"source": "hyperfleet-sentinel", "datacontenttype": "application/json",
-		"data": map[string]any{"id": id, "kind": "Cluster", "href": apiPrefix + id, "generation": generation},
-	})
-	publishRaw(t, st, topic, body)
+	publishRaw(t, st, topic, reconcileEvent(id, generation))
 }
 
 func publishRaw(t *testing.T, st *stack, topic string, body []byte) {
@@ -223,43 +139,10 @@ func publishRaw(t *testing.T, st *stack, topic string, body []byte) {
 	}
 }
 
-func freeAddr(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 func writeFile(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// copyTree copies the named entries of src (files or folders) into dst.
-func copyTree(t *testing.T, src, dst string, names ...string) {
-	t.Helper()
-	for _, n := range names {
-		err := filepath.Walk(filepath.Join(src, n), func(path string, info os.FileInfo, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(src, path)
-			if info.IsDir() {
-				return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-			}
-			b, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(dst, rel), b, 0o600)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 

@@ -101,27 +101,22 @@ func TestAdapterKilledMidEventIsRedelivered(t *testing.T) {
 	kc := kubeClient(t, e.st)
 	c := newCluster(t, e.st, e.api, e.topic)
 
-	e.api.mu.Lock()
-	e.api.hold, e.api.held = make(chan struct{}), make(chan struct{}, 1)
-	e.api.mu.Unlock()
+	held, release := e.api.HoldPuts()
 	publish(t, e.st, e.topic, c.id, c.gen)
 	select {
-	case <-e.api.held:
+	case <-held:
 	case <-time.After(60 * time.Second):
 		t.Fatal("the first event never reached its status PUT")
 	}
 	e.proc.kill()
-	e.api.mu.Lock()
-	close(e.api.hold)
-	e.api.hold = nil
-	e.api.mu.Unlock()
-	if n := e.api.statusCount(c.id); n != 0 {
+	release()
+	if n := e.api.StatusCount(c.id); n != 0 {
 		t.Fatalf("%d statuses recorded from the killed adapter", n)
 	}
 
 	e.proc = startAdapter(t, e.st, e.dir, e.topic)
 	eventually(t, 60*time.Second, "the redelivered event's status", func() error {
-		if e.api.statusCount(c.id) == 0 {
+		if e.api.StatusCount(c.id) == 0 {
 			return fmt.Errorf("no status yet")
 		}
 		return nil

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -30,20 +29,15 @@ subscriber: {parallelism: 4, shutdown_timeout: 20s}
 	id := unique("c")
 	api.setCluster(id, 1, nil)
 	eventually(t, 90*time.Second, "Applied and Available True over Pub/Sub", func() error {
-		before := api.statusCount(id)
-		body, _ := json.Marshal(map[string]any{
-			"specversion": "1.0", "id": unique("ev-"), "type": "com.redhat.hyperfleet.cluster.reconcile",
-			"source": "hyperfleet-sentinel", "datacontenttype": "application/json",
-			"data": map[string]any{"id": id, "kind": "Cluster", "href": apiPrefix + id, "generation": 1},
-		})
-		srv.Publish("projects/e2e/topics/"+topic, body, nil)
+		before := api.StatusCount(id)
+		srv.Publish("projects/e2e/topics/"+topic, reconcileEvent(id, 1), nil)
 		deadline := time.Now().Add(20 * time.Second)
-		for api.statusCount(id) <= before {
+		for api.StatusCount(id) <= before {
 			if time.Now().After(deadline) {
 				return fmt.Errorf("no status PUT for the event")
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
-		return wantConditions("Applied=True/BundlesApplied", "Available=True/BundlesAvailable")(api.lastStatus(id))
+		return wantConditions("Applied=True/BundlesApplied", "Available=True/BundlesAvailable")(api.LastStatus(id))
 	})
 }

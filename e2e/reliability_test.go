@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 )
 
 // Maestro down: events are redelivered, /readyz turns false, and nothing is
@@ -16,7 +18,7 @@ func TestMaestroDownNothingLost(t *testing.T) {
 	maestroScript(t, "stop")
 	t.Cleanup(func() { maestroScript(t, "start") })
 	eventually(t, 30*time.Second, "/readyz false while Maestro is down", func() error {
-		if e.proc.ready() == nil {
+		if e.proc.Ready() == nil {
 			return fmt.Errorf("still ready")
 		}
 		return nil
@@ -33,12 +35,12 @@ func TestMaestroDownNothingLost(t *testing.T) {
 	// The one event published while Maestro was down converges by itself
 	// (the source client needs up to a minute to be ready again).
 	eventually(t, 240*time.Second, "the event processed after Maestro returned", func() error {
-		if s := e.api.lastStatus(c.id); s == nil || condition(s, "Applied") != "True/BundlesApplied" {
+		if s := e.api.LastStatus(c.id); s == nil || condition(s, "Applied") != "True/BundlesApplied" {
 			return fmt.Errorf("status %v", condition(s, "Applied"))
 		}
 		return nil
 	})
-	eventually(t, 30*time.Second, "/readyz true again", func() error { return e.proc.ready() })
+	eventually(t, 30*time.Second, "/readyz true again", func() error { return e.proc.Ready() })
 }
 
 // HyperFleet API 5xx on the status report: the event is redelivered until the
@@ -46,12 +48,10 @@ func TestMaestroDownNothingLost(t *testing.T) {
 func TestAPIFailsThenRecovers(t *testing.T) {
 	e := startEnv(t)
 	c := newCluster(t, e.st, e.api, e.topic)
-	e.api.mu.Lock()
-	e.api.failPuts = 4 // the client retries twice per event: two events fail
-	e.api.mu.Unlock()
+	e.api.FailPuts(4) // the client retries twice per event: two events fail
 	publish(t, e.st, e.topic, c.id, c.gen)
 	eventually(t, 60*time.Second, "the status accepted after the API recovered", func() error {
-		if e.api.statusCount(c.id) == 0 {
+		if e.api.StatusCount(c.id) == 0 {
 			return fmt.Errorf("no status accepted yet")
 		}
 		return nil
@@ -80,22 +80,8 @@ func TestRabbitMQConnectionDropped(t *testing.T) {
 
 func closeRabbitConnection(t *testing.T, name string) {
 	t.Helper()
-	var pid string
-	eventually(t, 20*time.Second, "the adapter's connection listed", func() error {
-		out, err := exec.Command("rabbitmqctl", "-q", "list_connections", "pid", "client_properties").CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("%v: %s", err, out)
-		}
-		for _, line := range strings.Split(string(out), "\n") {
-			if strings.Contains(line, `"`+name+`"`) {
-				pid = strings.Fields(line)[0]
-				return nil
-			}
-		}
-		return fmt.Errorf("no connection named %s", name)
-	})
-	if out, err := exec.Command("rabbitmqctl", "close_connection", pid, "e2e: forced close").CombinedOutput(); err != nil {
-		t.Fatalf("close_connection: %v\n%s", err, out)
+	if err := stacktest.CloseRabbitMQConnection(name, 20*time.Second); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os/exec"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/bundle-adapter/bundle-adapter/broker/rabbitmq"
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
 )
 
@@ -89,7 +89,7 @@ func TestTwoReplicasConverge(t *testing.T) {
 	waitApplied(t, api, ids, 2, 30*time.Second, false)
 	pending := notApplied(api, ids, 2)
 	for id, why := range agentLost.unexplained(pending) {
-		t.Errorf("cluster %s not converged: %v (last status %v)", id, why, api.lastStatus(id))
+		t.Errorf("cluster %s not converged: %v (last status %v)", id, why, api.LastStatus(id))
 	}
 	t.Logf("%d of %d clusters converged; the agent lost the deletion of the old bundle of %v", clusters-len(pending), clusters, pending)
 	deletes := a.metric("bundle_adapter_maestro_requests_total", `verb="delete"`) + b.metric("bundle_adapter_maestro_requests_total", `verb="delete"`) - deletesBefore
@@ -212,19 +212,12 @@ func startAgents(t *testing.T, prefix string, n int) []string {
 // of the one consumer of MAESTRO_CONSUMER.
 func consumerFromCluster(t *testing.T, dir string) {
 	t.Helper()
-	const (
-		envConsumer = "  - {name: consumer, source: env.MAESTRO_CONSUMER, type: string, default: cluster1}\n"
-		after       = "  - {name: is_deleting, source: {expression: \"cluster.?deleted_time.hasValue()\"}}\n"
-		fromAPI     = "  - {name: consumer, source: {expression: 'cluster.?consumer.orValue(\"\")'}, type: string}\n"
-	)
-	path := dir + "/task-config.yaml"
-	task := readFile(t, path)
-	if !strings.Contains(task, envConsumer) || !strings.Contains(task, after) {
-		t.Fatalf("%s: the example's consumer or is_deleting param changed; update consumerFromCluster", path)
+	path := stacktest.FilesIn(dir).Task
+	task, err := stacktest.ConsumerFromCluster([]byte(readFile(t, path)), "")
+	if err != nil {
+		t.Fatalf("%s: %v; update consumerFromCluster", path, err)
 	}
-	task = strings.Replace(task, envConsumer, "", 1)
-	task = strings.Replace(task, after, after+fromAPI, 1)
-	writeFile(t, path, task)
+	writeFile(t, path, string(task))
 }
 
 // replicaPublisher returns a function publishing a reconcile event for a
@@ -237,9 +230,7 @@ func replicaPublisher(t *testing.T, st *stack, topic string) func(id string, gen
 	}
 	t.Cleanup(func() { pub.Close() })
 	return func(id string, gen int) {
-		body, _ := json.Marshal(map[string]any{"specversion": "1.0", "id": unique("ev-"), "type": "com.redhat.hyperfleet.cluster.reconcile",
-			"source": "hyperfleet-sentinel", "data": map[string]any{"id": id, "kind": "Cluster", "generation": gen}})
-		if err := pub.Publish(context.Background(), topic, "cluster.reconcile", body, nil); err != nil {
+		if err := pub.Publish(context.Background(), topic, "cluster.reconcile", reconcileEvent(id, gen), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -270,7 +261,7 @@ func waitApplied(t *testing.T, api *hyperfleetAPI, ids []string, gen int, timeou
 func notApplied(api *hyperfleetAPI, ids []string, gen int) []string {
 	var out []string
 	for _, id := range ids {
-		s := api.lastStatus(id)
+		s := api.LastStatus(id)
 		if s == nil || condition(s, "Applied") != "True/BundlesApplied" || fmt.Sprint(s["observed_generation"]) != fmt.Sprint(gen) {
 			out = append(out, id)
 		}

@@ -30,15 +30,15 @@ func (c *cluster) namespace() string { return "cluster-" + c.id }
 // reconcile publishes one event and waits for the status PUT it causes.
 func (c *cluster) reconcile() map[string]any {
 	c.t.Helper()
-	before := c.api.statusCount(c.id)
+	before := c.api.StatusCount(c.id)
 	publish(c.t, c.st, c.topic, c.id, c.gen)
 	eventually(c.t, 60*time.Second, "a status PUT for "+c.id, func() error {
-		if c.api.statusCount(c.id) <= before {
+		if c.api.StatusCount(c.id) <= before {
 			return fmt.Errorf("%d status PUTs so far", before)
 		}
 		return nil
 	})
-	return c.api.lastStatus(c.id)
+	return c.api.LastStatus(c.id)
 }
 
 // reconcileUntil resends the event (as Sentinel does) until the status

@@ -2,19 +2,13 @@ package e2e
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"math/big"
 	"net"
 	"net/url"
 	"os"
@@ -32,6 +26,7 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/agentsim"
 )
@@ -121,7 +116,7 @@ func waitBundle(t *testing.T, c *maestroclient.Client, consumer, name, value str
 func refusedPublishers(t *testing.T, m *tlsMaestro, p *tlsPKI, good *maestroclient.Client, source, consumer string) {
 	tests := []struct {
 		name   string
-		cert   *keyPair
+		cert   *stacktest.KeyPair
 		source string
 		alert  string // TLS alert of the server's handshake; "": accepted
 		want   error  // sentinel the create error wraps; nil: none (not retried)
@@ -262,7 +257,7 @@ func refusedReaders(t *testing.T, m *tlsMaestro, p *tlsPKI, source string) {
 func adapterOverTLS(t *testing.T, st *stack, m *tlsMaestro, p *tlsPKI, source string) {
 	tests := []struct {
 		name        string
-		cert        keyPair
+		cert        stacktest.KeyPair
 		want        []string
 		message     string             // fragment of the Applied condition's message, if any
 		createCodes map[string]float64 // create calls by code label; -1: at least one
@@ -312,36 +307,33 @@ func conditionMessage(status map[string]any, typ string) string {
 
 // tlsAdapterConfig is an adapter config for the TLS Maestro with cert as
 // the client identity, in the config vocabulary a deployment uses.
-func tlsAdapterConfig(api *hyperfleetAPI, m *tlsMaestro, p *tlsPKI, cert keyPair, source, topic string) string {
+func tlsAdapterConfig(api *hyperfleetAPI, m *tlsMaestro, p *tlsPKI, cert stacktest.KeyPair, source, topic string) string {
 	return adapterConfig(api, topic, m.grpcAddr, m.restURL, source, fmt.Sprintf(`    auth:
       type: tls
       tls_config: {ca_file: %q, cert_file: %q, key_file: %q}
-`, p.caFile, cert.cert, cert.key))
+`, p.caFile, cert.CertFile, cert.KeyFile))
 }
 
 // ---------------------------------------------------------------- PKI
-
-// keyPair names the PEM files of a certificate and its key.
-type keyPair struct{ cert, key string }
 
 // tlsPKI is a CA with a serving certificate for 127.0.0.1/localhost and
 // client certificates, and a second, untrusted CA, all in a temp dir.
 type tlsPKI struct {
 	dir    string
 	caFile string
-	server keyPair
+	server stacktest.KeyPair
 	// allowed is user (CN) in group (O), bound by RBAC to the test's source.
-	allowed keyPair
+	allowed stacktest.KeyPair
 	// denied is another user in another group, trusted but bound to nothing.
-	denied keyPair
+	denied stacktest.KeyPair
 	// untrusted carries allowed's identity, signed by a CA Maestro ignores.
-	untrusted keyPair
+	untrusted stacktest.KeyPair
 	user      string
 }
 
 // trusted is the TLS of a client presenting pair and verifying the server.
-func (p *tlsPKI) trusted(pair keyPair) maestroclient.TLSOptions {
-	return maestroclient.TLSOptions{CAFile: p.caFile, CertFile: pair.cert, KeyFile: pair.key}
+func (p *tlsPKI) trusted(pair stacktest.KeyPair) maestroclient.TLSOptions {
+	return maestroclient.TLSOptions{CAFile: p.caFile, CertFile: pair.CertFile, KeyFile: pair.KeyFile}
 }
 
 // verifying is the TLS of a client that verifies the server by the CA and
@@ -353,94 +345,14 @@ func (p *tlsPKI) verifying() maestroclient.TLSOptions {
 func newTLSPKI(t *testing.T) *tlsPKI {
 	t.Helper()
 	p := &tlsPKI{dir: t.TempDir(), user: unique("e2e-tls-user-")}
-	ca := newCA(t, "e2e-tls-ca")
-	other := newCA(t, "e2e-tls-untrusted-ca")
-	p.caFile = writePEMFile(t, p.dir, "ca.pem", "CERTIFICATE", ca.cert.Raw)
-	p.server = ca.issue(t, p.dir, "server", &x509.Certificate{
-		Subject:     pkix.Name{CommonName: "maestro"},
-		DNSNames:    []string{"localhost"},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	})
-	p.allowed = ca.issue(t, p.dir, "allowed", clientTemplate(p.user, "e2e-tls-bound"))
-	p.denied = ca.issue(t, p.dir, "denied", clientTemplate(unique("e2e-tls-user-"), "e2e-tls-unbound"))
-	p.untrusted = other.issue(t, p.dir, "untrusted", clientTemplate(p.user, "e2e-tls-bound"))
+	ca := stacktest.NewCA(t, "e2e-tls-ca")
+	other := stacktest.NewCA(t, "e2e-tls-untrusted-ca")
+	p.caFile = ca.WriteCert(t, p.dir, "ca.pem")
+	p.server = ca.Issue(t, stacktest.ServerTemplate("maestro")).WriteFiles(t, p.dir, "server")
+	p.allowed = ca.Issue(t, stacktest.ClientTemplate(p.user, "e2e-tls-bound")).WriteFiles(t, p.dir, "allowed")
+	p.denied = ca.Issue(t, stacktest.ClientTemplate(unique("e2e-tls-user-"), "e2e-tls-unbound")).WriteFiles(t, p.dir, "denied")
+	p.untrusted = other.Issue(t, stacktest.ClientTemplate(p.user, "e2e-tls-bound")).WriteFiles(t, p.dir, "untrusted")
 	return p
-}
-
-func clientTemplate(user, group string) *x509.Certificate {
-	return &x509.Certificate{
-		Subject:     pkix.Name{CommonName: user, Organization: []string{group}},
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-}
-
-// certAuthority signs certificates.
-type certAuthority struct {
-	key  *ecdsa.PrivateKey
-	cert *x509.Certificate
-}
-
-func newCA(t *testing.T, name string) certAuthority {
-	t.Helper()
-	key := newKey(t)
-	tmpl := &x509.Certificate{
-		Subject: pkix.Name{CommonName: name}, IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-	}
-	return certAuthority{key: key, cert: sign(t, tmpl, tmpl, &key.PublicKey, key)}
-}
-
-// issue signs tmpl with a fresh key and writes <name>.pem and <name>-key.pem.
-func (ca certAuthority) issue(t *testing.T, dir, name string, tmpl *x509.Certificate) keyPair {
-	t.Helper()
-	key := newKey(t)
-	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
-	cert := sign(t, tmpl, ca.cert, &key.PublicKey, ca.key)
-	der, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return keyPair{
-		cert: writePEMFile(t, dir, name+".pem", "CERTIFICATE", cert.Raw),
-		key:  writePEMFile(t, dir, name+"-key.pem", "EC PRIVATE KEY", der),
-	}
-}
-
-func newKey(t *testing.T) *ecdsa.PrivateKey {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key
-}
-
-// sign completes tmpl (serial, validity) and signs it with parent's key.
-func sign(t *testing.T, tmpl, parent *x509.Certificate, pub *ecdsa.PublicKey, signer *ecdsa.PrivateKey) *x509.Certificate {
-	t.Helper()
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl.SerialNumber = serial
-	tmpl.NotBefore, tmpl.NotAfter = time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour)
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, pub, signer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cert
-}
-
-func writePEMFile(t *testing.T, dir, name, typ string, der []byte) string {
-	t.Helper()
-	path := filepath.Join(dir, name)
-	writeFile(t, path, string(pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})))
-	return path
 }
 
 // ---------------------------------------------------------------- Maestro
@@ -458,7 +370,10 @@ type tlsMaestro struct {
 func startTLSMaestro(t *testing.T, p *tlsPKI, kubeconfig string) *tlsMaestro {
 	t.Helper()
 	runDir := t.TempDir()
-	ports := freePorts(t, 5)
+	ports, err := stacktest.FreePorts(5)
+	if err != nil {
+		t.Fatal(err)
+	}
 	m := &tlsMaestro{
 		restURL:    "https://127.0.0.1:" + ports[0],
 		grpcAddr:   "127.0.0.1:" + ports[1],
@@ -470,9 +385,9 @@ func startTLSMaestro(t *testing.T, p *tlsPKI, kubeconfig string) *tlsMaestro {
 		"MAESTRO_RUN_DIR="+runDir, "MAESTRO_DB_NAME="+m.dbName, "MAESTRO_FRESH=1",
 		"MAESTRO_HTTP_PORT="+ports[0], "MAESTRO_GRPC_PORT="+ports[1], "MAESTRO_BROKER_PORT="+ports[2],
 		"MAESTRO_HEALTH_PORT="+ports[3], "MAESTRO_METRICS_PORT="+ports[4],
-		"MAESTRO_GRPC_TLS_CERT_FILE="+p.server.cert, "MAESTRO_GRPC_TLS_KEY_FILE="+p.server.key,
+		"MAESTRO_GRPC_TLS_CERT_FILE="+p.server.CertFile, "MAESTRO_GRPC_TLS_KEY_FILE="+p.server.KeyFile,
 		"MAESTRO_GRPC_CLIENT_CA_FILE="+p.caFile, "MAESTRO_GRPC_AUTHORIZER_KUBECONFIG="+kubeconfig,
-		"MAESTRO_HTTPS_CERT_FILE="+p.server.cert, "MAESTRO_HTTPS_KEY_FILE="+p.server.key,
+		"MAESTRO_HTTPS_CERT_FILE="+p.server.CertFile, "MAESTRO_HTTPS_KEY_FILE="+p.server.KeyFile,
 		"MAESTRO_HTTPS_CA_FILE="+p.caFile,
 	)
 	t.Cleanup(func() { m.stop(t) })
@@ -507,7 +422,7 @@ func (m *tlsMaestro) stop(t *testing.T) {
 	}
 	if t.Failed() {
 		if b, err := os.ReadFile(m.log); err == nil {
-			t.Logf("TLS maestro log (%s), last lines:\n%s", m.log, lastLines(string(b), 60))
+			t.Logf("TLS maestro log (%s), last lines:\n%s", m.log, stacktest.LastLines(string(b), 60))
 		}
 	}
 	drop := exec.Command("psql", "-h", envOr("MAESTRO_DB_HOST", "127.0.0.1"), "-p", envOr("MAESTRO_DB_PORT", "5432"),
@@ -525,27 +440,6 @@ func (m *tlsMaestro) register(t *testing.T, name string) string {
 	t.Helper()
 	m.script(t, "register", name)
 	return name
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
-}
-
-// freePorts returns n distinct loopback ports free right now.
-func freePorts(t *testing.T, n int) []string {
-	t.Helper()
-	ports := make([]string, 0, n)
-	for len(ports) < n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
-		_, port, _ := net.SplitHostPort(ln.Addr().String())
-		ports = append(ports, port)
-	}
-	return ports
 }
 
 // startSimAgent answers consumer's bundles on the TLS Maestro's (plaintext)

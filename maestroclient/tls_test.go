@@ -1,30 +1,23 @@
 package maestroclient_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"io"
 	"log"
-	"math/big"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
 )
 
@@ -38,64 +31,12 @@ type pki struct {
 func newPKI(t *testing.T) pki {
 	t.Helper()
 	dir := t.TempDir()
-	caKey, caCert := issue(t, nil, nil, &x509.Certificate{
-		Subject: pkix.Name{CommonName: "test-ca"}, IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign,
-	})
-	srvKey, srvCert := issue(t, caKey, caCert, &x509.Certificate{
-		Subject: pkix.Name{CommonName: "maestro"}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	})
-	cliKey, cliCert := issue(t, caKey, caCert, &x509.Certificate{
-		Subject: pkix.Name{CommonName: "bundle-adapter"}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	})
-	p := pki{
-		caFile:   writePEM(t, dir, "ca.pem", "CERTIFICATE", caCert.Raw),
-		certFile: writePEM(t, dir, "client.pem", "CERTIFICATE", cliCert.Raw),
-		keyFile:  writePEM(t, dir, "client-key.pem", "EC PRIVATE KEY", marshalKey(t, cliKey)),
-		pool:     x509.NewCertPool(),
+	ca := stacktest.NewCA(t, "test-ca")
+	client := ca.Issue(t, stacktest.ClientTemplate("bundle-adapter")).WriteFiles(t, dir, "client")
+	return pki{
+		caFile: ca.WriteCert(t, dir, "ca.pem"), certFile: client.CertFile, keyFile: client.KeyFile,
+		serverCert: ca.Issue(t, stacktest.ServerTemplate("maestro")).TLS(), pool: ca.Pool(),
 	}
-	p.pool.AddCert(caCert)
-	p.serverCert = tls.Certificate{Certificate: [][]byte{srvCert.Raw}, PrivateKey: srvKey}
-	return p
-}
-
-func issue(t *testing.T, parentKey *ecdsa.PrivateKey, parent, tmpl *x509.Certificate) (*ecdsa.PrivateKey, *x509.Certificate) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl.SerialNumber = big.NewInt(time.Now().UnixNano())
-	tmpl.NotBefore, tmpl.NotAfter = time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
-	if parent == nil {
-		parent, parentKey = tmpl, key
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key, cert
-}
-
-func marshalKey(t *testing.T, key *ecdsa.PrivateKey) []byte {
-	der, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return der
-}
-
-func writePEM(t *testing.T, dir, name, kind string, der []byte) string {
-	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 // bundleJSON is a resource bundle as Maestro's REST API returns it, with

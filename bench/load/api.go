@@ -4,32 +4,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
-	"strconv"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
-)
 
-const apiPrefix = "/api/hyperfleet/v1/clusters/"
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
+)
 
 // recordingAPI is the HyperFleet API of the run: it answers GET for every
 // cluster of the run (placing it on a consumer) and records every status PUT,
 // completing the event in flight for that cluster.
 type recordingAPI struct {
-	srv       *http.Server
-	url       string
-	consumers []string
+	*stacktest.API
 
 	mu       sync.Mutex
 	inflight map[string]*inflight // cluster id -> the event awaiting its status
 	stray    int                  // status PUTs with no event in flight
-	gets     int
-	puts     int
-	conns    atomic.Int64 // TCP connections the adapter opened to the API
 }
 
 // inflight is one published event waiting for its status report.
@@ -46,80 +35,35 @@ type status struct {
 	bad        string            // why the body was not understood
 }
 
-func startAPI(consumers []string) (*recordingAPI, error) {
-	a := &recordingAPI{consumers: consumers, inflight: map[string]*inflight{}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// startAPI serves the clusters 0..n-1 at generation 1, cluster i placed on
+// consumer i % len(consumers).
+func startAPI(consumers []string, n int) (*recordingAPI, error) {
+	a := &recordingAPI{inflight: map[string]*inflight{}}
+	api, err := stacktest.StartAPI(stacktest.APIOptions{OnStatus: a.onStatus})
 	if err != nil {
 		return nil, err
 	}
-	a.url = "http://" + ln.Addr().String()
-	a.srv = &http.Server{Handler: http.HandlerFunc(a.serve), ReadHeaderTimeout: 5 * time.Second,
-		ConnState: func(_ net.Conn, s http.ConnState) {
-			if s == http.StateNew {
-				a.conns.Add(1)
-			}
-		}}
-	go func() { _ = a.srv.Serve(ln) }()
+	a.API = api
+	for i := range n {
+		id := clusterID(i)
+		a.SetCluster(id, map[string]any{
+			"id": id, "kind": "Cluster", "name": "bench-" + id, "generation": 1,
+			"consumer": consumers[i%len(consumers)],
+			"spec":     map[string]any{"region": "onprem-1"}, "status": map[string]any{"conditions": []any{}},
+		})
+	}
 	return a, nil
 }
 
-func (a *recordingAPI) close() { _ = a.srv.Close() }
+func (a *recordingAPI) close() { a.Close() }
 
 func clusterID(i int) string { return fmt.Sprintf("c-%06d", i) }
 
-func clusterIndex(id string) (int, bool) {
-	n, err := strconv.Atoi(strings.TrimPrefix(id, "c-"))
-	return n, err == nil && strings.HasPrefix(id, "c-")
-}
-
-func (a *recordingAPI) serve(w http.ResponseWriter, r *http.Request) {
-	rest, ok := strings.CutPrefix(r.URL.Path, apiPrefix)
-	if !ok {
-		w.WriteHeader(http.StatusOK) // readiness probe of the base URL
-		return
-	}
-	id, sub, _ := strings.Cut(rest, "/")
-	switch {
-	case r.Method == http.MethodGet && sub == "":
-		a.getCluster(w, id)
-	case r.Method == http.MethodPut && sub == "statuses":
-		a.putStatus(w, r, id)
-	default:
-		http.NotFound(w, r)
-	}
-}
-
-// getCluster answers the cluster at generation 1, placed on consumer
-// index % consumers.
-func (a *recordingAPI) getCluster(w http.ResponseWriter, id string) {
-	i, ok := clusterIndex(id)
-	a.mu.Lock()
-	a.gets++
-	a.mu.Unlock()
-	if !ok {
-		http.Error(w, `{"reason":"not found"}`, http.StatusNotFound)
-		return
-	}
-	body, _ := json.Marshal(map[string]any{
-		"id": id, "kind": "Cluster", "name": "bench-" + id, "generation": 1,
-		"consumer": a.consumers[i%len(a.consumers)],
-		"spec":     map[string]any{"region": "onprem-1"}, "status": map[string]any{"conditions": []any{}},
-	})
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(body)
-}
-
-func (a *recordingAPI) putStatus(w http.ResponseWriter, r *http.Request, id string) {
-	body, err := io.ReadAll(r.Body)
-	at := time.Now()
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
+// onStatus completes the event in flight for cluster id with its status.
+func (a *recordingAPI) onStatus(id string, body []byte, at time.Time) {
 	st := parseStatus(body)
 	st.at = at
 	a.mu.Lock()
-	a.puts++
 	f := a.inflight[id]
 	if f != nil {
 		delete(a.inflight, id)
@@ -130,8 +74,6 @@ func (a *recordingAPI) putStatus(w http.ResponseWriter, r *http.Request, id stri
 	if f != nil {
 		f.done <- st
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write([]byte(`{}`))
 }
 
 // expect registers an event about to be published for cluster id. It fails
@@ -159,9 +101,10 @@ func (a *recordingAPI) forget(id string, f *inflight) {
 }
 
 func (a *recordingAPI) counts() (gets, puts, stray int) {
+	gets, puts = a.Counts()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.gets, a.puts, a.stray
+	return gets, puts, a.stray
 }
 
 // parseStatus reads the onprem example's status payload: data.bundles.<name>

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bundle-adapter/bundle-adapter/broker/rabbitmq"
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 )
 
 // driver publishes Sentinel reconcile events and waits for their statuses.
@@ -59,12 +59,8 @@ func (d *driver) send(ctx context.Context, i int) outcome {
 		return outcome{err: err}
 	}
 	seq := d.next.Add(1)
-	body, _ := json.Marshal(map[string]any{
-		"specversion": "1.0", "id": fmt.Sprintf("%s-%d", d.runID, seq),
-		"type": "com.redhat.hyperfleet.cluster.reconcile", "source": "bundle-adapter-bench",
-		"time": now.UTC().Format(time.RFC3339Nano), "datacontenttype": "application/json",
-		"data": map[string]any{"id": id, "kind": "Cluster", "href": apiPrefix + id, "generation": 1},
-	})
+	body := stacktest.Event{ID: fmt.Sprintf("%s-%d", d.runID, seq), Source: "bundle-adapter-bench",
+		Time: now, ClusterID: id, Generation: 1}.JSON()
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	err = d.pubs[seq%uint64(len(d.pubs))].Publish(pctx, d.topic, "cluster.reconcile", body, nil)
 	cancel()

@@ -20,6 +20,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/broker/rabbitmq"
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi"
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
 	"github.com/bundle-adapter/bundle-adapter/metrics"
 )
@@ -37,12 +38,12 @@ type inProcess struct {
 	prof    *os.File
 }
 
-func startInProcess(ctx context.Context, f adapterFiles, cpuProfile string, log *slog.Logger) (*inProcess, error) {
-	cfg, err := config.Load(config.Files{Adapter: f.adapter, Task: f.task, Broker: f.broker}, nil)
+func startInProcess(ctx context.Context, f stacktest.Files, cpuProfile string, log *slog.Logger) (*inProcess, error) {
+	cfg, err := config.Load(config.Files{Adapter: f.Adapter, Task: f.Task, Broker: f.Broker}, nil)
 	if err != nil {
 		return nil, err
 	}
-	logFile, err := os.Create(filepath.Join(f.dir, "adapter.log"))
+	logFile, err := os.Create(filepath.Join(f.Dir, "adapter.log"))
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +104,7 @@ func startInProcess(ctx context.Context, f adapterFiles, cpuProfile string, log 
 			log.Error("in-process consumer", "error", err)
 		}
 	}()
-	if err := waitReady(ctx, "http://"+p.listen+"/readyz", 30*time.Second, nil); err != nil {
+	if err := stacktest.WaitReady(ctx, "http://"+p.listen+"/readyz", 30*time.Second, nil); err != nil {
 		_ = p.stop()
 		return nil, err
 	}

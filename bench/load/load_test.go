@@ -1,40 +1,32 @@
 package main
 
 import (
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 )
 
-// The harness's task config is the onprem example's with the consumer
-// taken from the API's cluster, and it loads.
-func TestBenchTaskConfigLoads(t *testing.T) {
-	data, err := benchTaskConfig("../../config/examples/onprem/task-config.yaml")
+// The harness's configs load: the onprem example's task config with the
+// consumer taken from the API's cluster, and the run's adapter and broker
+// configs.
+func TestWriteConfigsLoad(t *testing.T) {
+	o := &options{example: "../../config/examples/onprem", logLevel: "info", maestroGRPC: "127.0.0.1:1",
+		maestroREST: "http://127.0.0.1:2", rabbitURL: "amqp://guest:guest@127.0.0.1:5672/", prefetch: 64, parallelism: 16}
+	f, err := writeConfigs(o, t.TempDir(), "http://127.0.0.1:3", "bench1", "bench1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if err := os.CopyFS(filepath.Join(dir, "bundles"), os.DirFS("../../config/examples/onprem/bundles")); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "task-config.yaml")
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	task, err := config.LoadTaskConfig(path)
+	cfg, err := config.Load(config.Files{Adapter: f.Adapter, Task: f.Task, Broker: f.Broker}, nil)
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}
-	last := task.Params[len(task.Params)-1]
+	last := cfg.Task.Params[len(cfg.Task.Params)-1]
 	if last.Name != "consumer" || last.Source.Expression == nil {
 		t.Errorf("consumer param not replaced: %+v", last)
 	}
-	if len(task.Resources) != bundlesPerClusterEvt {
-		t.Errorf("%d bundles, the harness counts %d", len(task.Resources), bundlesPerClusterEvt)
+	if len(cfg.Task.Resources) != bundlesPerClusterEvt {
+		t.Errorf("%d bundles, the harness counts %d", len(cfg.Task.Resources), bundlesPerClusterEvt)
 	}
 }
 
@@ -49,25 +41,13 @@ func TestParseStatus(t *testing.T) {
 	}
 }
 
-func TestScrape(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Write([]byte(`# HELP x
-bundle_adapter_maestro_requests_total{code="ok",verb="get"} 10
-bundle_adapter_maestro_requests_total{code="not_found",verb="get"} 2
-bundle_adapter_maestro_requests_total{code="ok",verb="get_bundles"} 5
-bundle_adapter_maestro_requests_total{code="ok",verb="create"} 3
-bundle_adapter_events_total{outcome="acked"} 7
-process_resident_memory_bytes 1.2e+07
-`))
-	}))
-	defer srv.Close()
-	s, err := scrapeMetrics(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.maestroReads() != 17 || s.maestroWrites() != 3 || s.creates() != 3 || s.events() != 7 ||
-		s.sum("process_resident_memory_bytes") != 1.2e7 {
-		t.Errorf("reads %v writes %v creates %v events %v", s.maestroReads(), s.maestroWrites(), s.creates(), s.events())
+// creates counts only the creates Maestro accepted.
+func TestCreates(t *testing.T) {
+	m := stacktest.Metrics{stacktest.MaestroRequests: {
+		{Labels: `{code="ok",verb="create"}`, Value: 3}, {Labels: `{code="error",verb="create"}`, Value: 2},
+		{Labels: `{code="ok",verb="get"}`, Value: 10}}}
+	if got := creates(m); got != 3 {
+		t.Errorf("creates = %v, want 3", got)
 	}
 }
 

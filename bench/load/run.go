@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 )
 
 // harness holds what a run started.
@@ -26,7 +28,7 @@ type harness struct {
 // snapshot is the counters read at the start and end of a phase.
 type snapshot struct {
 	at         time.Time
-	metrics    scrape
+	metrics    stacktest.Metrics
 	adapterCPU float64
 	maestroCPU float64
 	selfCPU    float64
@@ -42,7 +44,7 @@ type snapshot struct {
 func (h *harness) snapshot() (snapshot, error) {
 	s := snapshot{at: time.Now()}
 	var err error
-	if s.metrics, err = scrapeMetrics(h.ad.metricsURL()); err != nil {
+	if s.metrics, err = stacktest.Scrape(h.ad.metricsURL()); err != nil {
 		return s, fmt.Errorf("scrape adapter metrics: %w", err)
 	}
 	if s.adapterCPU, err = cpuSeconds(h.ad.pid()); err != nil {
@@ -59,7 +61,7 @@ func (h *harness) snapshot() (snapshot, error) {
 	if h.o.maestroDB != "" {
 		s.pgSessions, _ = pgSessions(context.Background(), h.o.maestroDB)
 	}
-	s.apiConns = h.api.conns.Load()
+	s.apiConns = h.api.Connections()
 	gets, puts, _ := h.api.counts()
 	s.apiCalls = gets + puts
 	return s, nil
@@ -108,9 +110,9 @@ func (h *harness) measure(name string, fn func() *tally) (*phase, error) {
 	}
 	p := &phase{Name: name, Events: t.reported(), Lost: t.lost, Failed: t.failed,
 		Seconds: t.end.Sub(t.start).Seconds(), P50MS: t.percentile(50), P99MS: t.percentile(99),
-		MaestroReads:  after.metrics.maestroReads() - before.metrics.maestroReads(),
-		MaestroWrites: after.metrics.maestroWrites() - before.metrics.maestroWrites(),
-		Creates:       after.metrics.creates() - before.metrics.creates(),
+		MaestroReads:  after.metrics.MaestroReads() - before.metrics.MaestroReads(),
+		MaestroWrites: after.metrics.MaestroWrites() - before.metrics.MaestroWrites(),
+		Creates:       creates(after.metrics) - creates(before.metrics),
 		AdapterCPU:    after.adapterCPU - before.adapterCPU,
 		MaestroCPU:    after.maestroCPU - before.maestroCPU,
 		HarnessCPU:    after.selfCPU - before.selfCPU,
@@ -207,14 +209,14 @@ func run(ctx context.Context, o *options, log *slog.Logger) (*results, error) {
 		return nil, err
 	}
 	defer stopAgents(agents)
-	if h.api, err = startAPI(consumers); err != nil {
+	if h.api, err = startAPI(consumers, o.clusters); err != nil {
 		return nil, err
 	}
 	defer h.api.close()
 
 	topic := runID
 	dir := filepath.Join(o.runDir, runID)
-	files, err := writeConfigs(o, dir, h.api.url, h.sourceID, topic)
+	files, err := writeConfigs(o, dir, h.api.URL, h.sourceID, topic)
 	if err != nil {
 		return nil, fmt.Errorf("write configs: %w", err)
 	}
@@ -226,7 +228,7 @@ func run(ctx context.Context, o *options, log *slog.Logger) (*results, error) {
 		if h.ad != nil {
 			_ = h.ad.stop()
 		}
-		if err := deleteTopology(o.rabbitURL, topic, "bench"); err != nil {
+		if err := stacktest.DropRabbitMQ(o.rabbitURL, topic, topic+"-bench"); err != nil {
 			log.Warn("could not delete the run's RabbitMQ exchange and queues", "topic", topic, "error", err)
 		}
 	}()
@@ -332,7 +334,7 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 	}
 }
 
-func startAdapter(ctx context.Context, o *options, f adapterFiles, log *slog.Logger) (adapterUnderTest, error) {
+func startAdapter(ctx context.Context, o *options, f stacktest.Files, log *slog.Logger) (adapterUnderTest, error) {
 	if o.adapterMode == "inproc" {
 		return startInProcess(ctx, f, o.cpuProfile, log)
 	}

@@ -15,8 +15,6 @@ import (
 	"strings"
 	"time"
 
-	amqp "github.com/rabbitmq/amqp091-go"
-
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/agentsim"
 )
 
@@ -84,28 +82,6 @@ func stopAgents(agents []*agentsim.Agent) {
 	for _, a := range agents {
 		a.Stop()
 	}
-}
-
-// deleteTopology removes the exchange and queues the adapter declared for
-// this run's topic, so runs do not accumulate durable queues.
-func deleteTopology(rabbitURL, topic, subscription string) error {
-	conn, err := amqp.Dial(rabbitURL)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	ch, err := conn.Channel()
-	if err != nil {
-		return err
-	}
-	defer ch.Close()
-	queue := topic + "-" + subscription
-	for _, q := range []string{queue, queue + ".dead-letter"} {
-		if _, err := ch.QueueDelete(q, false, false, false); err != nil {
-			return err
-		}
-	}
-	return ch.ExchangeDelete(topic, false, false)
 }
 
 // pgSessions is how many sessions (connections) PostgreSQL has opened on

@@ -2,8 +2,6 @@ package pubsub
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,8 +10,6 @@ import (
 	"cloud.google.com/go/pubsub/v2/pstest"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-
-	"github.com/bundle-adapter/bundle-adapter/broker"
 )
 
 const event = `{"specversion":"1.0","id":"e-1","type":"com.redhat.hyperfleet.cluster.reconcile","source":"hyperfleet-sentinel","data":{"id":"c-1","kind":"Cluster","generation":1}}`
@@ -43,84 +39,6 @@ func TestNewCreatesSubscription(t *testing.T) {
 	start(t, o)
 }
 
-func TestAck(t *testing.T) {
-	f := newFake(t)
-	r := start(t, f.options("ack"))
-	id := f.publish(t, "clusters", event, map[string]string{"ce-traceparent": "00-abc"})
-	m := r.receive(t)
-	if m.ID() != id || string(m.Body()) != event || m.Deliveries() != 1 || m.Attributes()["ce-traceparent"] != "00-abc" {
-		t.Errorf("got id %s body %q deliveries %d attributes %v", m.ID(), m.Body(), m.Deliveries(), m.Attributes())
-	}
-	if err := m.Ack(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Ack(context.Background()); !errors.Is(err, ErrSettled) {
-		t.Errorf("second Ack = %v, want ErrSettled", err)
-	}
-	waitFor(t, "ack recorded", func() bool { return f.srv.Message(id).Acks == 1 })
-	r.expectNone(t, 300*time.Millisecond)
-}
-
-// Retry redelivers not before the delay, with one more delivery attempt.
-func TestRetryRedeliversAfterDelay(t *testing.T) {
-	f := newFake(t)
-	r := start(t, f.options("retry"))
-	id := f.publish(t, "clusters", event, nil)
-	m := r.receive(t)
-	for want := 2; want <= 3; want++ {
-		begin := time.Now()
-		const delay = 500 * time.Millisecond
-		if err := m.Retry(context.Background(), delay); err != nil {
-			t.Fatal(err)
-		}
-		m = r.receive(t)
-		if waited := time.Since(begin); waited < delay {
-			t.Errorf("redelivered after %v, want at least %v", waited, delay)
-		}
-		if m.ID() != id || m.Deliveries() != want {
-			t.Errorf("redelivered %s with deliveries %d, want %s with %d", m.ID(), m.Deliveries(), id, want)
-		}
-	}
-	if err := m.Ack(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestReleaseRedelivers(t *testing.T) {
-	f := newFake(t)
-	r := start(t, f.options("release"))
-	id := f.publish(t, "clusters", event, nil)
-	if err := r.receive(t).Release(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	m := r.receive(t)
-	if m.ID() != id || m.Deliveries() != 2 {
-		t.Errorf("redelivered %s with deliveries %d", m.ID(), m.Deliveries())
-	}
-	if err := m.Ack(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestDeadLetterPublishesReason(t *testing.T) {
-	f := newFake(t)
-	o := f.options("dead")
-	r := start(t, o)
-	id := f.publish(t, "clusters", "not json", map[string]string{"ce-id": "x-1"})
-	m := r.receive(t)
-	if err := m.DeadLetter(context.Background(), "malformed: not JSON"); err != nil {
-		t.Fatal(err)
-	}
-	d := f.pullOne(t, "clusters-dead-dead-letter")
-	want := map[string]string{"ce-id": "x-1", broker.ReasonAttribute: "malformed: not JSON",
-		SubscriptionAttribute: "clusters-dead", DeliveriesAttribute: "1"}
-	if string(d.Data) != "not json" || fmt.Sprint(d.Attributes) != fmt.Sprint(want) {
-		t.Errorf("dead-lettered %q with attributes %v, want %v", d.Data, d.Attributes, want)
-	}
-	waitFor(t, "original acked", func() bool { return f.srv.Message(id).Acks == 1 })
-	r.expectNone(t, 300*time.Millisecond)
-}
-
 // A dead-letter publish that fails nacks the message: never lost.
 func TestDeadLetterFailureNacks(t *testing.T) {
 	f := newFake(t, pstest.ServerReactorOption{FuncName: "Publish", Reactor: failPublishTo("projects/demo/topics/clusters-dlfail-dead-letter")})
@@ -147,57 +65,6 @@ func (topic failPublishTo) React(req any) (bool, any, error) {
 		return true, nil, status.Error(codes.NotFound, "topic deleted by the test")
 	}
 	return false, nil, nil
-}
-
-// Two consumers on one subscription compete: each message reaches one.
-func TestSameSubscriptionCompetes(t *testing.T) {
-	f := newFake(t)
-	o := f.options("shared")
-	a, b := start(t, o), start(t, o)
-	time.Sleep(200 * time.Millisecond) // both streams open
-	const n = 20
-	f.publishBatch(t, "clusters", n)
-	seen := map[string]string{}
-	counts := map[string]int{}
-	for len(seen) < n {
-		var m *Message
-		var who string
-		select {
-		case m = <-a.msgs:
-			who = "a"
-		case m = <-b.msgs:
-			who = "b"
-		case <-time.After(10 * time.Second):
-			t.Fatalf("got %d of %d messages", len(seen), n)
-		}
-		if prev, dup := seen[m.ID()]; dup {
-			t.Errorf("message %s delivered to %s and %s", m.ID(), prev, who)
-		}
-		seen[m.ID()] = who
-		counts[who]++
-		if err := m.Ack(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if counts["a"] == 0 || counts["b"] == 0 {
-		t.Errorf("deliveries per consumer %v: want both to get some", counts)
-	}
-	a.expectNone(t, 200*time.Millisecond)
-	b.expectNone(t, 0)
-}
-
-// Different subscription ids each get every event.
-func TestSubscriptionsEachGetEveryEvent(t *testing.T) {
-	f := newFake(t)
-	one, two := start(t, f.options("one")), start(t, f.options("two"))
-	id := f.publish(t, "clusters", event, nil)
-	for _, r := range []*running{one, two} {
-		m := r.receive(t)
-		if m.ID() != id {
-			t.Errorf("got %s, want %s", m.ID(), id)
-		}
-		_ = m.Ack(context.Background())
-	}
 }
 
 // On a subscription without a dead-letter policy Pub/Sub counts nothing:
@@ -248,10 +115,10 @@ func TestShutdownNacksHeldAndWaitsForOutstanding(t *testing.T) {
 	if err := m1.Retry(context.Background(), time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	r.cancel()
+	r.Cancel()
 	waitFor(t, "held retry nacked", func() bool { return r.held.len() == 0 })
 	select {
-	case <-r.done:
+	case <-r.Done():
 		t.Fatal("Consume returned with a message outstanding")
 	case <-time.After(200 * time.Millisecond):
 	}
@@ -259,7 +126,7 @@ func TestShutdownNacksHeldAndWaitsForOutstanding(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case <-r.done:
+	case <-r.Done():
 	case <-time.After(5 * time.Second):
 		t.Fatal("Consume did not return once the message was settled")
 	}

@@ -2,7 +2,6 @@ package pubsub
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"testing"
@@ -11,7 +10,7 @@ import (
 	"cloud.google.com/go/pubsub/v2"
 	"cloud.google.com/go/pubsub/v2/pstest"
 
-	"github.com/bundle-adapter/bundle-adapter/broker"
+	"github.com/bundle-adapter/bundle-adapter/broker/brokertest"
 )
 
 const project = "demo"
@@ -56,112 +55,38 @@ func (f *fake) publish(t *testing.T, topic, data string, attrs map[string]string
 	return id
 }
 
-// publishBatch sends n messages ("0".."n-1") in one batch.
-func (f *fake) publishBatch(t *testing.T, topic string, n int) {
-	t.Helper()
-	p := f.client.Publisher(topic)
-	defer p.Stop()
-	p.PublishSettings.CountThreshold = n
-	p.PublishSettings.DelayThreshold = time.Second
-	var results []*pubsub.PublishResult
-	for i := range n {
-		results = append(results, p.Publish(context.Background(), &pubsub.Message{Data: []byte(fmt.Sprint(i))}))
-	}
-	for _, r := range results {
-		if _, err := r.Get(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // running is a Consumer whose Consume runs until the test ends (or stop).
 type running struct {
+	*brokertest.Running
 	*Consumer
-	msgs   chan *Message
-	cancel context.CancelFunc
-	done   chan struct{}
-	err    error
 }
 
+// start runs Consume on a new consumer and waits until it receives; the
+// consumer is stopped and closed when the test ends.
 func start(t *testing.T, o Options) *running {
+	t.Helper()
+	c := newConsumer(t, o)
+	return &running{brokertest.Start(t, c), c}
+}
+
+// newConsumer is a consumer closed when the test ends (after Consume
+// returned: cleanups registered later run first).
+func newConsumer(t *testing.T, o Options) *Consumer {
 	t.Helper()
 	c, err := New(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{Consumer: c, msgs: make(chan *Message, 100), cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(r.done)
-		r.err = c.Consume(ctx, func(m broker.Message) { r.msgs <- m.(*Message) })
-	}()
-	t.Cleanup(func() {
-		r.stop(t)
-		_ = c.Close()
-	})
-	waitFor(t, "consumer receiving", r.Ready)
-	return r
-}
-
-func (r *running) stop(t *testing.T) {
-	t.Helper()
-	r.cancel()
-	select {
-	case <-r.done:
-		if r.err != nil {
-			t.Errorf("Consume returned %v", r.err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Error("Consume did not return after its context was done")
-	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
 }
 
 func (r *running) receive(t *testing.T) *Message {
 	t.Helper()
-	select {
-	case m := <-r.msgs:
-		return m
-	case <-time.After(10 * time.Second):
-		t.Fatal("no message within 10s")
-		return nil
-	}
-}
-
-func (r *running) expectNone(t *testing.T, d time.Duration) {
-	t.Helper()
-	select {
-	case m := <-r.msgs:
-		t.Fatalf("unexpected message %s (deliveries %d)", m.ID(), m.Deliveries())
-	case <-time.After(d):
-	}
+	return r.Receive(t).(*Message)
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// pullOne receives one message from subscription with a plain subscriber.
-func (f *fake) pullOne(t *testing.T, subscription string) *pubsub.Message {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	var got *pubsub.Message
-	err := f.client.Subscriber(subscription).Receive(ctx, func(_ context.Context, m *pubsub.Message) {
-		m.Ack()
-		if got == nil {
-			got = m
-		}
-		cancel()
-	})
-	if err != nil || got == nil {
-		t.Fatalf("nothing received from %s: %v", subscription, err)
-	}
-	return got
+	brokertest.WaitFor(t, what, cond)
 }

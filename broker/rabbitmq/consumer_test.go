@@ -3,7 +3,6 @@ package rabbitmq
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -14,139 +13,6 @@ import (
 )
 
 const event = `{"specversion":"1.0","id":"e-1","type":"com.redhat.hyperfleet.cluster.reconcile","source":"hyperfleet-sentinel","data":{"id":"c-1","kind":"Cluster","generation":1}}`
-
-func TestAckRemovesMessage(t *testing.T) {
-	o := testOptions(t, "ack")
-	r := start(t, o)
-	publish(t, o, event, map[string]any{"ce-traceparent": "00-abc"})
-	m := r.receive(t)
-	if string(m.Body()) != event || m.Deliveries() != 1 || m.Attributes()["ce-traceparent"] != "00-abc" {
-		t.Errorf("got body %q deliveries %d attributes %v", m.Body(), m.Deliveries(), m.Attributes())
-	}
-	if err := m.Ack(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Ack(context.Background()); !errors.Is(err, ErrSettled) {
-		t.Errorf("second Ack = %v, want ErrSettled", err)
-	}
-	r.stop(t) // an unacked message would go back to the queue now
-	if n := queueDepth(t, o.QueueName()); n != 0 {
-		t.Errorf("queue holds %d messages after ack, want 0", n)
-	}
-}
-
-// Retry redelivers the same message, not before the delay, counting the
-// delivery; delays round up to the delay queue's TTL.
-func TestRetryRedeliversAfterDelay(t *testing.T) {
-	o := testOptions(t, "retry")
-	r := start(t, o)
-	publish(t, o, event, map[string]any{"ce-traceparent": "00-abc"})
-	m := r.receive(t)
-	id := m.ID()
-	for i, delay := range []time.Duration{time.Second, 1500 * time.Millisecond} {
-		begin := time.Now()
-		if err := m.Retry(context.Background(), delay); err != nil {
-			t.Fatal(err)
-		}
-		m = r.receive(t)
-		if waited := time.Since(begin); waited < delay {
-			t.Errorf("redelivered after %v, want at least %v", waited, delay)
-		}
-		if m.Deliveries() != i+2 || m.ID() != id || string(m.Body()) != event || m.Attributes()["ce-traceparent"] != "00-abc" {
-			t.Errorf("redelivery %d: id %s deliveries %d body %q attributes %v", i+1, m.ID(), m.Deliveries(), m.Body(), m.Attributes())
-		}
-	}
-	if err := m.Ack(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	r.expectNone(t, 300*time.Millisecond)
-}
-
-func TestDeadLetterStoresReason(t *testing.T) {
-	o := testOptions(t, "dead")
-	r := start(t, o)
-	publish(t, o, "not json", map[string]any{"ce-id": "x-1"})
-	m := r.receive(t)
-	if err := m.DeadLetter(context.Background(), "malformed: not JSON"); err != nil {
-		t.Fatal(err)
-	}
-	d := getOne(t, o.DeadLetterQueueName())
-	if string(d.Body) != "not json" || d.MessageId != m.ID() || d.Headers[broker.ReasonAttribute] != "malformed: not JSON" ||
-		d.Headers["ce-id"] != "x-1" || d.Headers[DeliveriesHeader] != int64(1) {
-		t.Errorf("dead-lettered: body %q id %s headers %v", d.Body, d.MessageId, d.Headers)
-	}
-	r.expectNone(t, 300*time.Millisecond)
-}
-
-func TestReleaseRedelivers(t *testing.T) {
-	o := testOptions(t, "release")
-	r := start(t, o)
-	publish(t, o, event, nil)
-	m := r.receive(t)
-	if err := m.Release(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	again := r.receive(t)
-	if again.ID() != m.ID() || again.Deliveries() != 2 {
-		t.Errorf("released message came back as %s with deliveries %d", again.ID(), again.Deliveries())
-	}
-	if err := again.Ack(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// Replicas sharing a subscription id compete: each message reaches one.
-func TestSameSubscriptionCompetes(t *testing.T) {
-	o := testOptions(t, "shared")
-	a, b := start(t, o), start(t, o)
-	const n = 20
-	for i := range n {
-		publish(t, o, fmt.Sprint(i), nil)
-	}
-	seen := map[string]string{}
-	counts := map[string]int{}
-	for len(seen) < n {
-		var m *Message
-		var who string
-		select {
-		case m = <-a.msgs:
-			who = "a"
-		case m = <-b.msgs:
-			who = "b"
-		case <-time.After(10 * time.Second):
-			t.Fatalf("got %d of %d messages", len(seen), n)
-		}
-		if prev, dup := seen[m.ID()]; dup {
-			t.Errorf("message %s delivered to %s and %s", m.ID(), prev, who)
-		}
-		seen[m.ID()] = who
-		counts[who]++
-		if err := m.Ack(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if counts["a"] == 0 || counts["b"] == 0 {
-		t.Errorf("deliveries per replica %v: want both to get some", counts)
-	}
-	a.expectNone(t, 200*time.Millisecond)
-	b.expectNone(t, 0)
-}
-
-// Different subscription ids have their own queues: each gets every event.
-func TestSubscriptionsEachGetEveryEvent(t *testing.T) {
-	o1 := testOptions(t, "one")
-	o2 := o1
-	o2.SubscriptionID = "two"
-	t.Cleanup(func() { deleteTopology(t, o2) })
-	c1, c2 := start(t, o1), start(t, o2)
-	publish(t, o1, event, nil)
-	for _, c := range []*running{c1, c2} {
-		m := c.receive(t)
-		if err := m.Ack(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // A connection closed by the broker is survived: Ready goes false then
 // true, the message outstanding on the dead connection cannot be settled and
@@ -205,37 +71,7 @@ func TestSettleOnClosedConnectionPublishesNothing(t *testing.T) {
 	if n := queueDepth(t, o.DeadLetterQueueName()); n != 0 {
 		t.Errorf("dead-letter queue holds %d messages, want 0", n)
 	}
-	r.expectNone(t, 1500*time.Millisecond)
-}
-
-// When its context is done Consume stops deliveries but keeps the
-// connection until the messages handed out are settled.
-func TestShutdownWaitsForOutstandingMessages(t *testing.T) {
-	o := testOptions(t, "drain")
-	r := start(t, o)
-	publish(t, o, event, nil)
-	m := r.receive(t)
-	r.cancel()
-	waitFor(t, "Ready false", func() bool { return !r.Ready() })
-	select {
-	case <-r.done:
-		t.Fatalf("Consume returned %v with a message outstanding", r.err)
-	case <-time.After(200 * time.Millisecond):
-	}
-	if err := m.Ack(context.Background()); err != nil {
-		t.Fatalf("Ack during shutdown: %v", err)
-	}
-	select {
-	case <-r.done:
-		if r.err != nil {
-			t.Errorf("Consume returned %v", r.err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Consume did not return once the message was settled")
-	}
-	if n := queueDepth(t, o.QueueName()); n != 0 {
-		t.Errorf("queue holds %d messages, want 0", n)
-	}
+	r.ExpectNone(t, 1500*time.Millisecond)
 }
 
 // Refused credentials are permanent: Consume returns instead of retrying.

@@ -2,86 +2,132 @@ package rabbitmq
 
 import (
 	"context"
-	"errors"
-	"sync/atomic"
+	"fmt"
+	"maps"
 	"testing"
 	"time"
 
-	"github.com/bundle-adapter/bundle-adapter/adapter"
+	amqp "github.com/rabbitmq/amqp091-go"
+
 	"github.com/bundle-adapter/bundle-adapter/broker"
+	"github.com/bundle-adapter/bundle-adapter/broker/brokertest"
 )
 
-// The delivery contract end to end on the real RabbitMQ, through the
-// dispatcher: a success is acked; a failing event is redelivered with
-// backoff max_deliveries times, then dead-lettered with its last error; a
-// malformed message is dead-lettered at once with the reason.
-func TestDeliveryContractOnRabbitMQ(t *testing.T) {
-	o := testOptions(t, "contract")
-	var runs atomic.Int32
-	d, err := broker.NewDispatcher(broker.DispatcherOptions{
-		Decode: broker.Decode, Workers: 2, MaxDeliveries: 3,
-		MinBackoff: 100 * time.Millisecond, MaxBackoff: 400 * time.Millisecond, Logger: testLogger(),
-		Process: func(_ context.Context, ev adapter.Event) *adapter.Result {
-			res := &adapter.Result{Event: ev, ExecutionStatus: adapter.ExecutionSuccess}
-			if ev.Data["id"] == "failing" {
-				runs.Add(1)
-				pe := &adapter.PhaseError{Phase: "resources", Step: "job", Message: "maestro unavailable"}
-				res.ExecutionStatus, res.Error, res.Errors = adapter.ExecutionFailed, pe, []*adapter.PhaseError{pe}
-			}
-			return res
-		},
+// The delivery contract on the machine's RabbitMQ: the scenarios shared
+// with Pub/Sub (broker/brokertest), one exchange per scenario.
+func TestBrokerContract(t *testing.T) {
+	brokertest.Run(t, func(t *testing.T) brokertest.Harness {
+		requireRabbit(t)
+		return &harness{topic: testTopic(t), declared: map[string]Options{}}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go d.Run(ctx)
-	c := New(o)
-	consumeDone := make(chan error, 1)
-	go func() { consumeDone <- c.Consume(ctx, d.Handle) }()
-	waitFor(t, "consumer subscribed", c.Ready)
+}
 
-	event := func(id string) string {
-		return `{"specversion":"1.0","id":"ev-` + id + `","type":"com.redhat.hyperfleet.cluster.reconcile","source":"test","data":{"id":"` + id + `","kind":"Cluster","generation":1}}`
-	}
-	publish(t, o, event("ok"), nil)
-	publish(t, o, event("failing"), nil)
-	publish(t, o, "not a cloudevent", nil)
+// harness runs the shared scenarios on RabbitMQ.
+type harness struct {
+	topic    string
+	declared map[string]Options // by subscription id
+}
 
-	dlq := o.withDefaults().DeadLetterQueueName()
-	first := getOne(t, dlq)
-	second := getOne(t, dlq)
-	reasons := map[string]bool{}
-	for _, m := range []string{reasonOf(first.Headers), reasonOf(second.Headers)} {
-		reasons[m] = true
+func (h *harness) options(t *testing.T, subscription string) Options {
+	o, ok := h.declared[subscription]
+	if !ok {
+		o = topicOptions(t, h.topic, subscription)
+		h.declared[subscription] = o
 	}
-	if !reasons["failed 3 deliveries, last error: resources job: maestro unavailable"] {
-		t.Errorf("dead-letter reasons %v lack the failing event after 3 deliveries", reasons)
+	return o.withDefaults()
+}
+
+func (h *harness) Consumer(t *testing.T, subscription string) broker.Consumer {
+	return New(h.options(t, subscription))
+}
+
+// Publish publishes each body with a fresh message id, as
+// Publisher.Publish does, and returns the ids.
+func (h *harness) Publish(t *testing.T, attrs map[string]string, bodies ...string) []string {
+	t.Helper()
+	ids := make([]string, len(bodies))
+	for i, b := range bodies {
+		ids[i] = newID()
+		publishRaw(t, h.topic, "clusters.reconcile", amqp.Publishing{Headers: table(attrs), DeliveryMode: amqp.Persistent,
+			MessageId: ids[i], Timestamp: time.Now(), Body: []byte(b)})
 	}
-	malformed := false
-	for r := range reasons {
-		if len(r) > 10 && r[:10] == "malformed:" {
-			malformed = true
+	return ids
+}
+
+// PublishSentinel publishes the captured delivery's properties as they
+// are: no message id, no content type, no timestamp, its headers and
+// routing key.
+func (h *harness) PublishSentinel(t *testing.T, f brokertest.SentinelMessage) {
+	t.Helper()
+	publishRaw(t, h.topic, f.RoutingKey, amqp.Publishing{Headers: table(f.Headers), DeliveryMode: f.DeliveryMode,
+		ContentType: f.ContentType, ContentEncoding: f.ContentEncoding, MessageId: f.MessageID, Body: []byte(f.Body)})
+}
+
+// Remaining is the depth of the subscription's queue (its consumers are
+// stopped, so unacked messages are back in it).
+func (h *harness) Remaining(t *testing.T, subscription string) int {
+	return queueDepth(t, h.options(t, subscription).QueueName())
+}
+
+// DeadLetters takes every message from the subscription's dead-letter queue.
+func (h *harness) DeadLetters(t *testing.T, subscription string) []brokertest.Delivered {
+	t.Helper()
+	ch := adminChannel(t)
+	var out []brokertest.Delivered
+	for {
+		d, ok, err := ch.Get(h.options(t, subscription).DeadLetterQueueName(), true)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if !malformed {
-		t.Errorf("dead-letter reasons %v lack the malformed message", reasons)
-	}
-	if n := runs.Load(); n != 3 {
-		t.Errorf("the failing event ran %d times, want 3 (max_deliveries)", n)
-	}
-	waitFor(t, "main queue drained (the good event acked)", func() bool { return queueDepth(t, o.QueueName()) == 0 })
-	if n := queueDepth(t, dlq); n != 0 {
-		t.Errorf("%d more messages dead-lettered, want only the two", n)
-	}
-	cancel()
-	if err := <-consumeDone; err != nil && !errors.Is(err, context.Canceled) {
-		t.Errorf("Consume: %v", err)
+		if !ok {
+			return out
+		}
+		attrs := map[string]string{}
+		for k, v := range d.Headers {
+			if s, ok := scalarString(v); ok {
+				attrs[k] = s
+			}
+		}
+		out = append(out, brokertest.Delivered{ID: d.MessageId, Body: d.Body, Attributes: attrs, Raw: d})
 	}
 }
 
-func reasonOf(h map[string]any) string {
-	s, _ := h[broker.ReasonAttribute].(string)
-	return s
+// CheckDeadLetter: the copy keeps the message id and carries the delivery
+// count as an AMQP integer.
+func (h *harness) CheckDeadLetter(t *testing.T, m broker.Message, _ string, d brokertest.Delivered) {
+	t.Helper()
+	raw := d.Raw.(amqp.Delivery)
+	if raw.MessageId != m.ID() || raw.Headers[DeliveriesHeader] != int64(1) {
+		t.Errorf("dead-lettered: id %s (original %s) headers %v", raw.MessageId, m.ID(), raw.Headers)
+	}
+}
+
+func (h *harness) ErrSettled() error { return ErrSettled }
+
+// publishRaw publishes msg to exchange with key and waits for the broker's
+// confirm (the message is stored).
+func publishRaw(t *testing.T, exchange, key string, msg amqp.Publishing) {
+	t.Helper()
+	conn, err := amqp.Dial(testURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	p, err := newPublisher(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.publish(ctx, exchange, fixedKey(key), msg); err != nil {
+		t.Fatal(fmt.Errorf("publish to %s with key %q: %w", exchange, key, err))
+	}
+}
+
+func table(attrs map[string]string) amqp.Table {
+	t := amqp.Table{}
+	for k, v := range maps.All(attrs) {
+		t[k] = v
+	}
+	return t
 }

@@ -15,7 +15,8 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
-	"github.com/bundle-adapter/bundle-adapter/broker"
+	"github.com/bundle-adapter/bundle-adapter/broker/brokertest"
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 )
 
 // testURL is the machine's RabbitMQ; RABBITMQ_URL overrides it.
@@ -48,7 +49,19 @@ var nonName = regexp.MustCompile(`[^a-zA-Z0-9]+`)
 func testOptions(t *testing.T, subscription string) Options {
 	t.Helper()
 	requireRabbit(t)
-	topic := fmt.Sprintf("ba-test-%s-%s", strings.ToLower(nonName.ReplaceAllString(t.Name(), "-")), newID()[:6])
+	return topicOptions(t, testTopic(t), subscription)
+}
+
+// testTopic is an exchange name of this test only.
+func testTopic(t *testing.T) string {
+	return fmt.Sprintf("ba-test-%s-%s", strings.ToLower(nonName.ReplaceAllString(t.Name(), "-")), newID()[:6])
+}
+
+// topicOptions are the options of a test's consumer of topic with
+// subscription; the exchange and the subscription's queues are deleted when
+// the test ends.
+func topicOptions(t *testing.T, topic, subscription string) Options {
+	t.Helper()
 	o := Options{
 		URL: testURL(), Topic: topic, SubscriptionID: subscription,
 		MinBackoff: 100 * time.Millisecond, MaxBackoff: 500 * time.Millisecond,
@@ -103,62 +116,18 @@ func adminChannel(t *testing.T) *amqp.Channel {
 }
 
 // running is a Consumer whose Consume runs until the test ends (or stop).
-type running struct {
-	*Consumer
-	msgs   chan *Message
-	cancel context.CancelFunc
-	done   chan struct{} // closed when Consume returned
-	err    error         // what Consume returned
-}
+type running struct{ *brokertest.Running }
 
 // start runs Consume and waits until the consumer is subscribed.
 func start(t *testing.T, o Options) *running {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{Consumer: New(o), msgs: make(chan *Message, 100), cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(r.done)
-		r.err = r.Consume(ctx, func(m broker.Message) { r.msgs <- m.(*Message) })
-	}()
-	t.Cleanup(func() { r.stop(t) })
-	waitFor(t, "consumer subscribed", r.Ready)
-	return r
-}
-
-// stop cancels Consume and checks it returned nil.
-func (r *running) stop(t *testing.T) {
-	t.Helper()
-	r.cancel()
-	select {
-	case <-r.done:
-		if r.err != nil {
-			t.Errorf("Consume returned %v", r.err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Error("Consume did not return after its context was done")
-	}
+	return &running{brokertest.Start(t, New(o))}
 }
 
 // receive waits for the next message.
 func (r *running) receive(t *testing.T) *Message {
 	t.Helper()
-	select {
-	case m := <-r.msgs:
-		return m
-	case <-time.After(10 * time.Second):
-		t.Fatal("no message within 10s")
-		return nil
-	}
-}
-
-// expectNone checks that no message arrives within d.
-func (r *running) expectNone(t *testing.T, d time.Duration) {
-	t.Helper()
-	select {
-	case m := <-r.msgs:
-		t.Fatalf("unexpected message %s (deliveries %d)", m.ID(), m.Deliveries())
-	case <-time.After(d):
-	}
+	return r.Receive(t).(*Message)
 }
 
 // publish sends body to the test's exchange.
@@ -200,13 +169,7 @@ func getOne(t *testing.T, queue string) amqp.Delivery {
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	brokertest.WaitFor(t, what, cond)
 }
 
 // closeConnection force-closes the connection named name with rabbitmqctl,
@@ -216,28 +179,7 @@ func closeConnection(t *testing.T, name string) {
 	if _, err := exec.LookPath("rabbitmqctl"); err != nil {
 		t.Skip("rabbitmqctl is not available: cannot force a connection close")
 	}
-	var pid string
-	waitFor(t, "connection "+name+" listed", func() bool {
-		pid = connectionPid(t, name)
-		return pid != ""
-	})
-	out, err := exec.Command("rabbitmqctl", "close_connection", pid, "test: forced close").CombinedOutput()
-	if err != nil {
-		t.Fatalf("rabbitmqctl close_connection: %v\n%s", err, out)
+	if err := stacktest.CloseRabbitMQConnection(name, 15*time.Second); err != nil {
+		t.Fatal(err)
 	}
-}
-
-// connectionPid finds the pid of the connection whose client property
-// connection_name is name.
-func connectionPid(t *testing.T, name string) string {
-	out, err := exec.Command("rabbitmqctl", "-q", "list_connections", "pid", "client_properties").CombinedOutput()
-	if err != nil {
-		t.Fatalf("rabbitmqctl list_connections: %v\n%s", err, out)
-	}
-	for _, line := range strings.Split(string(out), "\n") {
-		if strings.Contains(line, `"`+name+`"`) {
-			return strings.Fields(line)[0]
-		}
-	}
-	return ""
 }

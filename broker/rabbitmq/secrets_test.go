@@ -78,7 +78,7 @@ func TestPasswordNeverLogged(t *testing.T) {
 	closeConnection(t, o.ConnectionName)
 	waitFor(t, "Ready false", func() bool { return !r.Ready() })
 	waitFor(t, "Ready true again", r.Ready)
-	r.stop(t)
+	r.Stop(t)
 
 	// Refused credentials: a permanent error, logged and returned.
 	wrong := o

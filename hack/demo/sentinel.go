@@ -4,12 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"time"
 
-	amqp "github.com/rabbitmq/amqp091-go"
-
 	"github.com/bundle-adapter/bundle-adapter/broker/rabbitmq"
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 )
 
 // sentinel publishes a reconcile event for the sample cluster every
@@ -63,12 +61,7 @@ func (s *sentinel) start(ctx context.Context) {
 func (s *sentinel) publishOne(ctx context.Context) {
 	id, gen := s.api.id(), s.api.generation()
 	ev := published{id: "ev-" + randomHex(6), generation: gen}
-	body, _ := json.Marshal(map[string]any{
-		"specversion": "1.0", "id": ev.id, "type": "com.redhat.hyperfleet.cluster.reconcile",
-		"source": "hyperfleet-sentinel", "time": time.Now().UTC().Format(time.RFC3339Nano),
-		"datacontenttype": "application/json",
-		"data":            map[string]any{"id": id, "kind": "Cluster", "href": apiPrefix + id, "generation": gen},
-	})
+	body := stacktest.Event{ID: ev.id, Time: time.Now(), ClusterID: id, Generation: gen}.JSON()
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	ev.err = s.pub.Publish(pctx, s.exchange, "cluster.reconcile", body, nil)
@@ -99,31 +92,4 @@ func randomHex(n int) string {
 	b := make([]byte, (n+1)/2)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)[:n]
-}
-
-// dropQueues deletes the demo's queues (subscription and dead-letter) and
-// exchange, so no event of an earlier run is left for this one. Missing
-// ones are fine. The retry delay queues expire by themselves.
-func dropQueues(url, exchange, queue string) error {
-	conn, err := amqp.DialConfig(url, amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	for _, q := range []string{queue, queue + ".dead-letter"} {
-		ch, err := conn.Channel()
-		if err != nil {
-			return err
-		}
-		if _, err := ch.QueueDelete(q, false, false, false); err != nil {
-			return err
-		}
-		_ = ch.Close()
-	}
-	ch, err := conn.Channel()
-	if err != nil {
-		return err
-	}
-	defer ch.Close()
-	return ch.ExchangeDelete(exchange, false, false)
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 )
 
 var errInterrupted = errors.New("interrupted")
@@ -63,10 +65,10 @@ func setUp(ctx context.Context, o options, p *printer) (*demo, error) {
 	if d.api, err = startAPI(d.id, "demo-cluster"); err != nil {
 		return d, err
 	}
-	if d.cfg, err = writeConfigs(o, d.dir, d.api.url); err != nil {
+	if d.cfg, err = writeConfigs(o, d.dir, d.api.URL); err != nil {
 		return d, err
 	}
-	if err := dropQueues(o.rabbitURL, demoTopic, d.cfg.queue); err != nil {
+	if err := stacktest.DropRabbitMQ(o.rabbitURL, demoTopic, d.cfg.queue); err != nil {
 		return d, fmt.Errorf("RabbitMQ at %s: %w", redact(o.rabbitURL), err)
 	}
 	if d.kc, err = newKubeClient(o.kubeconfig); err != nil {
@@ -75,7 +77,7 @@ func setUp(ctx context.Context, o options, p *printer) (*demo, error) {
 	d.intro()
 	d.kube = startKubeWatcher(d.kc, []watched{d.ns, d.cm, d.job}, 250*time.Millisecond)
 	start := time.Now()
-	if d.proc, err = startAdapter(o, d.cfg, d.dir); err != nil {
+	if d.proc, err = startAdapter(o, d.cfg); err != nil {
 		return d, err
 	}
 	if err := d.proc.waitReady(ctx, o.readyTime); err != nil {
@@ -83,7 +85,7 @@ func setUp(ctx context.Context, o options, p *printer) (*demo, error) {
 	}
 	d.proc.writesSinceLast()
 	d.timings = append(d.timings, timing{"adapter ready (/readyz 200)", time.Since(start)})
-	p.at("adapter", "ready in %.1fs (pid %d): subscribed to queue %s, Maestro and the API answer", time.Since(start).Seconds(), d.proc.cmd.Process.Pid, d.cfg.queue)
+	p.at("adapter", "ready in %.1fs (pid %d): subscribed to queue %s, Maestro and the API answer", time.Since(start).Seconds(), d.proc.PID(), d.cfg.queue)
 	if d.sent, err = newSentinel(o.rabbitURL, demoTopic, d.api, o.interval); err != nil {
 		return d, err
 	}
@@ -92,10 +94,10 @@ func setUp(ctx context.Context, o options, p *printer) (*demo, error) {
 
 func (d *demo) intro() {
 	d.p.plain("bundle-adapter local demo: the onprem example's recreation story on the real stack")
-	d.p.plain("  cluster     %s (\"demo-cluster\"), served by a fake HyperFleet API at %s", d.id, d.api.url)
+	d.p.plain("  cluster     %s (\"demo-cluster\"), served by a fake HyperFleet API at %s", d.id, d.api.URL)
 	d.p.plain("  Maestro     %s (gRPC %s), source %s, consumer %s (a real maestro agent)", d.o.restURL, d.o.grpcAddr, demoSourceID, d.o.consumer)
 	d.p.plain("  RabbitMQ    exchange %s, queue %s", demoTopic, d.cfg.queue)
-	d.p.plain("  adapter     %s serve, task config %s", d.o.bin, d.cfg.task)
+	d.p.plain("  adapter     %s serve, task config %s", d.o.bin, d.cfg.Task)
 	d.p.plain("  files       %s (configs, adapter.log)", d.dir)
 	d.p.plain("  columns     time since start · where it happened · what happened")
 }
@@ -193,8 +195,8 @@ func (d *demo) deleteCluster(ctx context.Context) error {
 // idle keeps the adapter and the Sentinel running until SIGINT.
 func (d *demo) idle(ctx context.Context) error {
 	d.p.header("The story is complete. The adapter keeps consuming and the Sentinel keeps publishing; Ctrl-C stops the adapter")
-	d.p.plain("  metrics     curl -s http://%s/metrics | grep ^bundle_adapter_", d.proc.listen)
-	d.p.plain("  adapter log %s", d.proc.logPath)
+	d.p.plain("  metrics     curl -s http://%s/metrics | grep ^bundle_adapter_", d.proc.Listen())
+	d.p.plain("  adapter log %s", d.proc.LogPath())
 	return d.waitFor(ctx, 0, "", func() bool { return false })
 }
 
@@ -227,8 +229,8 @@ func (d *demo) waitFor(ctx context.Context, timeout time.Duration, what string, 
 			return errInterrupted
 		case <-expired:
 			return fmt.Errorf("%s did not happen within %v (last status: %s)%s", what, timeout, d.lastSig, d.hint())
-		case <-d.proc.done:
-			return fmt.Errorf("the adapter exited: %v", d.proc.err)
+		case <-d.proc.Done():
+			return fmt.Errorf("the adapter exited: %v", d.proc.Err())
 		case put := <-d.api.puts:
 			d.onPUT(put)
 		case c := <-d.kube.changes:
@@ -298,8 +300,8 @@ func (d *demo) showAdapterLog(n int) {
 	if d.proc == nil {
 		return
 	}
-	if t := d.proc.tail(n); t != "" {
-		d.p.plain("\nlast lines of the adapter log (%s):\n%s", d.proc.logPath, t)
+	if t := d.proc.Tail(n); t != "" {
+		d.p.plain("\nlast lines of the adapter log (%s):\n%s", d.proc.LogPath(), t)
 	}
 }
 
@@ -318,7 +320,7 @@ func (d *demo) tearDown(ok bool) {
 		cancel()
 	}
 	if d.proc != nil {
-		took, err := d.proc.stop(20 * time.Second)
+		took, err := d.proc.Stop(20 * time.Second)
 		if err != nil {
 			d.p.at("adapter", "stopped (SIGTERM) after %.1fs: %v", took.Seconds(), err)
 		} else {
@@ -326,7 +328,7 @@ func (d *demo) tearDown(ok bool) {
 		}
 	}
 	if d.cfg.queue != "" {
-		_ = dropQueues(d.o.rabbitURL, demoTopic, d.cfg.queue)
+		_ = stacktest.DropRabbitMQ(d.o.rabbitURL, demoTopic, d.cfg.queue)
 	}
 	if d.kube != nil {
 		d.kube.close()

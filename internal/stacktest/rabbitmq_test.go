@@ -1,0 +1,97 @@
+package stacktest
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+)
+
+func rabbitURL(t *testing.T) string {
+	t.Helper()
+	url := os.Getenv("RABBITMQ_URL")
+	if url == "" {
+		url = "amqp://guest:guest@127.0.0.1:5672/"
+	}
+	u, err := amqp.ParseURI(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.DialTimeout("tcp", net.JoinHostPort(u.Host, "5672"), time.Second)
+	if err != nil {
+		t.Skipf("RabbitMQ does not answer (%v)", err)
+	}
+	conn.Close()
+	return url
+}
+
+// DropRabbitMQ deletes the queue, its dead-letter queue and the exchange;
+// dropping them again (all missing) is fine.
+func TestDropRabbitMQ(t *testing.T) {
+	url := rabbitURL(t)
+	conn, err := amqp.Dial(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const exchange, queue = "stacktest-drop", "stacktest-drop-q"
+	if err := ch.ExchangeDeclare(exchange, "topic", true, false, false, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{queue, queue + ".dead-letter"} {
+		if _, err := ch.QueueDeclare(q, true, false, false, false, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 {
+		if err := DropRabbitMQ(url, exchange, queue); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{queue, queue + ".dead-letter"} {
+		ch, _ := conn.Channel()
+		if _, err := ch.QueueDeclarePassive(q, true, false, false, false, nil); err == nil {
+			t.Errorf("queue %s is still there", q)
+		}
+	}
+	ch, _ = conn.Channel()
+	if err := ch.ExchangeDeclarePassive(exchange, "topic", true, false, false, false, nil); err == nil {
+		t.Errorf("exchange %s is still there", exchange)
+	}
+}
+
+// CloseRabbitMQConnection closes the named connection, and fails when no
+// connection of that name shows up in time.
+func TestCloseRabbitMQConnection(t *testing.T) {
+	url := rabbitURL(t)
+	if _, err := exec.LookPath("rabbitmqctl"); err != nil {
+		t.Skip("rabbitmqctl is not available")
+	}
+	name := "stacktest-close " + time.Now().Format(time.RFC3339Nano)
+	props := amqp.NewConnectionProperties()
+	props.SetClientConnectionName(name)
+	conn, err := amqp.DialConfig(url, amqp.Config{Properties: props})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	closed := conn.NotifyClose(make(chan *amqp.Error, 1))
+	if err := CloseRabbitMQConnection(name, 15*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Error("the connection was not closed")
+	}
+	if err := CloseRabbitMQConnection(name+" gone", 200*time.Millisecond); err == nil {
+		t.Error("closing a connection that is not there succeeded")
+	}
+}
