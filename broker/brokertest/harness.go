@@ -50,31 +50,6 @@ type Harness interface {
 	ErrSettled() error
 }
 
-// Known may be implemented by a Harness whose broker is known to fail a
-// check today. Known returns why for the check's name ("" when not known
-// to fail); the scenario then skips the check with t.Skip and that reason,
-// so the gap shows in every test run instead of failing it.
-type Known interface {
-	Known(check string) string
-}
-
-// Checks a Harness may declare Known.
-const (
-	// AckDuringShutdown: a message acked after Consume's context is done,
-	// while Consume waits for it, is acked for good.
-	AckDuringShutdown = "AckDuringShutdown"
-)
-
-// skipKnown skips the rest of t when h declares check Known.
-func skipKnown(t *testing.T, h Harness, check string) {
-	t.Helper()
-	if k, ok := h.(Known); ok {
-		if why := k.Known(check); why != "" {
-			t.Skipf("known issue, check %s skipped: %s", check, why)
-		}
-	}
-}
-
 // Delivered is a message read from a destination other than the
 // consumer's (the dead-letter queue or topic).
 type Delivered struct {

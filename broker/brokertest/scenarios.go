@@ -189,7 +189,6 @@ func shutdownWaitsForOutstanding(t *testing.T, h Harness) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Consume did not return once the message was settled")
 	}
-	skipKnown(t, h, AckDuringShutdown)
 	WaitFor(t, "the message acked during shutdown gone", func() bool { return h.Remaining(t, "drain") == 0 })
 }
 

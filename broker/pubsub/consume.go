@@ -31,6 +31,9 @@ type Consumer struct {
 	held        *held
 	attempts    *attemptCounter
 	inflight    sync.WaitGroup // messages handed out and not yet settled
+
+	mu        sync.Mutex
+	unsettled map[*Message]struct{} // handed out, no settle begun
 }
 
 var _ broker.Consumer = (*Consumer)(nil)
@@ -57,11 +60,14 @@ func New(ctx context.Context, o Options) (*Consumer, error) {
 		sub:         client.Subscriber(o.SubscriptionName()),
 		deadLetters: client.Publisher(o.DeadLetterTopic),
 		held:        newHeld(), attempts: newAttemptCounter(),
+		unsettled: map[*Message]struct{}{},
 	}
 	c.sub.ReceiveSettings.MaxOutstandingMessages = o.MaxOutstandingMessages
-	c.sub.ReceiveSettings.ShutdownOptions = &pubsub.ShutdownOptions{
-		Timeout: o.DrainTimeout, Behavior: pubsub.ShutdownBehaviorWaitForProcessing,
-	}
+	// No ShutdownOptions: the client's graceful shutdown, which keeps its
+	// streams until every message handed out is acked or nacked, so acks
+	// made while Consume drains reach Pub/Sub. A timed shutdown stops the
+	// streams at once and drops them. releaseUnsettled bounds the wait.
+	c.sub.ReceiveSettings.ShutdownOptions = nil
 	return c, nil
 }
 
@@ -100,6 +106,7 @@ func (c *Consumer) Ready() bool { return c.ready.Load() }
 func (c *Consumer) Consume(ctx context.Context, handle func(broker.Message)) error {
 	c.held.start()
 	defer context.AfterFunc(ctx, c.held.stop)()
+	defer context.AfterFunc(ctx, func() { time.AfterFunc(c.opts.DrainTimeout, c.releaseUnsettled) })()
 	backoff := c.opts.ReconnectMinBackoff
 	for {
 		err := c.receive(ctx, handle)
@@ -125,9 +132,19 @@ func (c *Consumer) Consume(ctx context.Context, handle func(broker.Message)) err
 func (c *Consumer) receive(ctx context.Context, handle func(broker.Message)) error {
 	c.ready.Store(true)
 	defer c.ready.Store(false)
+	// Not ready from the moment shutdown begins, while Receive waits for
+	// the messages handed out.
+	defer context.AfterFunc(ctx, func() { c.ready.Store(false) })()
 	c.log.Info("receiving", "max_outstanding", c.opts.MaxOutstandingMessages)
 	err := c.sub.Receive(ctx, func(_ context.Context, pm *pubsub.Message) {
-		handle(c.newMessage(pm))
+		m := c.newMessage(pm)
+		handle(m)
+		// The client counts a message as processed when this callback
+		// returns: at shutdown it waits (ShutdownBehaviorWaitForProcessing,
+		// up to DrainTimeout) only for callbacks still running, and drops
+		// acks sent after Receive returned. So the callback lasts until the
+		// message is settled.
+		<-m.done
 	})
 	if err == nil && ctx.Err() == nil {
 		err = errors.New("receive ended")
@@ -136,7 +153,8 @@ func (c *Consumer) receive(ctx context.Context, handle func(broker.Message)) err
 }
 
 // drain waits up to DrainTimeout for the messages handed out to be
-// settled; the client keeps sending their acks after Receive returned.
+// settled. Receive itself already waited for them (its callbacks last until
+// a message is settled); this covers a receive that ended on an error.
 func (c *Consumer) drain() {
 	settled := make(chan struct{})
 	go func() {
@@ -147,6 +165,23 @@ func (c *Consumer) drain() {
 	case <-settled:
 	case <-time.After(c.opts.DrainTimeout):
 		c.log.Warn("messages still unsettled at shutdown; Pub/Sub redelivers them when their lease expires", "waited", c.opts.DrainTimeout)
+	}
+}
+
+// releaseUnsettled nacks every message handed out whose settle has not
+// begun: what the handler did not settle within DrainTimeout of shutdown
+// goes back to Pub/Sub now instead of holding the client's streams open.
+func (c *Consumer) releaseUnsettled() {
+	c.mu.Lock()
+	ms := make([]*Message, 0, len(c.unsettled))
+	for m := range c.unsettled {
+		ms = append(ms, m)
+	}
+	c.mu.Unlock()
+	for _, m := range ms {
+		if m.Release(context.Background()) == nil {
+			c.log.Warn("message unsettled at shutdown; released for redelivery", "message_id", m.ID())
+		}
 	}
 }
 

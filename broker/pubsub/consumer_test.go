@@ -143,3 +143,27 @@ func TestNewRejectsInvalidOptions(t *testing.T) {
 		}
 	}
 }
+
+// A message its handler never settles holds shutdown for DrainTimeout, no
+// longer: then it is released (nacked) so Pub/Sub redelivers it, and
+// Consume returns.
+func TestShutdownReleasesUnsettledAfterDrainTimeout(t *testing.T) {
+	f := newFake(t)
+	o := f.options("stuck")
+	o.DrainTimeout = 300 * time.Millisecond
+	r := start(t, o)
+	id := f.publish(t, "clusters", "never settled", nil)
+	m := r.receive(t)
+	r.Cancel()
+	select {
+	case <-r.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("Consume still waits for a message nobody settles")
+	}
+	if err := m.Ack(context.Background()); err == nil {
+		t.Error("the released message could still be acked")
+	}
+	if f.srv.Message(id).Acks != 0 {
+		t.Error("the unsettled message was acked")
+	}
+}

@@ -110,14 +110,3 @@ func (h *harness) CheckDeadLetter(t *testing.T, m broker.Message, subscription s
 }
 
 func (h *harness) ErrSettled() error { return ErrSettled }
-
-// Known: measured here, an Ack made once Consume's context is done (a
-// handler finishing during shutdown) never reaches the server, so Pub/Sub
-// redelivers the message after its ack deadline.
-func (h *harness) Known(check string) string {
-	if check == brokertest.AckDuringShutdown {
-		return "broker/pubsub: an Ack after Consume's context is done is not sent to the server " +
-			"(the message stays unacked and is redelivered after its ack deadline)"
-	}
-	return ""
-}

@@ -17,14 +17,18 @@ type Message struct {
 	c          *Consumer
 	deliveries int
 	settled    atomic.Bool
+	done       chan struct{} // closed once a settle finished
 }
 
 var _ broker.Message = (*Message)(nil)
 
 // newMessage counts the delivery: Pub/Sub's attempt, else this process's.
 func (c *Consumer) newMessage(pm *pubsub.Message) *Message {
-	m := &Message{msg: pm, c: c}
+	m := &Message{msg: pm, c: c, done: make(chan struct{})}
 	c.inflight.Add(1)
+	c.mu.Lock()
+	c.unsettled[m] = struct{}{}
+	c.mu.Unlock()
 	if pm.DeliveryAttempt != nil && *pm.DeliveryAttempt > 0 {
 		m.deliveries = *pm.DeliveryAttempt
 	} else {

@@ -52,7 +52,7 @@ type Options struct {
 	PublishTimeout time.Duration
 	// DrainTimeout is how long Consume, once its context is done, waits for
 	// the messages handed out to be settled; default 30s. Messages still
-	// unsettled then are redelivered when their lease expires.
+	// unsettled then are released (nacked): Pub/Sub redelivers them.
 	DrainTimeout time.Duration
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger

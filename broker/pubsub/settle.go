@@ -31,7 +31,7 @@ func (m *Message) Ack(ctx context.Context) error {
 	if err := m.begin(); err != nil {
 		return err
 	}
-	defer m.c.inflight.Done()
+	defer m.finish()
 	m.c.attempts.forget(m.ID())
 	if _, err := m.msg.AckWithResult().Get(ctx); err != nil {
 		return fmt.Errorf("ack message %s: %w", m.ID(), err)
@@ -47,7 +47,7 @@ func (m *Message) Release(context.Context) error {
 	if err := m.begin(); err != nil {
 		return err
 	}
-	defer m.c.inflight.Done()
+	defer m.finish()
 	m.msg.Nack()
 	m.c.log.Debug("released", "message_id", m.ID())
 	return nil
@@ -61,7 +61,7 @@ func (m *Message) Retry(_ context.Context, delay time.Duration) error {
 	if err := m.begin(); err != nil {
 		return err
 	}
-	defer m.c.inflight.Done()
+	defer m.finish()
 	m.c.held.hold(m, delay)
 	m.c.log.Debug("retry scheduled", "message_id", m.ID(), "delay", delay, "deliveries", m.Deliveries())
 	return nil
@@ -77,7 +77,7 @@ func (m *Message) DeadLetter(ctx context.Context, reason string) error {
 	if err := m.begin(); err != nil {
 		return err
 	}
-	defer m.c.inflight.Done()
+	defer m.finish()
 	if err := m.c.publishDeadLetter(ctx, m.deadLetterCopy(reason)); err != nil {
 		m.msg.Nack()
 		m.c.log.Warn("dead-letter publish failed; message nacked", "message_id", m.ID(), "error", err)
@@ -112,10 +112,20 @@ func (c *Consumer) publishDeadLetter(ctx context.Context, msg *pubsub.Message) e
 }
 
 // begin marks the message settled; a message is settled once. The caller
-// marks the settle finished (inflight) when it returns.
+// marks the settle finished (finish) when it returns.
 func (m *Message) begin() error {
 	if !m.settled.CompareAndSwap(false, true) {
 		return fmt.Errorf("message %s: %w", m.ID(), ErrSettled)
 	}
+	m.c.mu.Lock()
+	delete(m.c.unsettled, m)
+	m.c.mu.Unlock()
 	return nil
+}
+
+// finish marks the settle finished: the message no longer counts as in
+// flight, and the client's callback that delivered it returns.
+func (m *Message) finish() {
+	m.c.inflight.Done()
+	close(m.done)
 }
