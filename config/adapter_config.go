@@ -36,14 +36,19 @@ type Clients struct {
 
 // HyperfleetAPIConfig configures the HyperFleet API client. Relative URLs in
 // the task config ("/clusters/x") are sent to BaseURL + "/api/hyperfleet/" +
-// Version. Defaults: version v1, timeout 10s, 3 attempts, exponential backoff.
+// Version; every request must stay under that prefix on BaseURL's origin,
+// the only one that gets the bearer token. AllowedOrigins names other
+// origins (scheme://host[:port]) that absolute task-config URLs may call,
+// without the token. Defaults: version v1, timeout 10s, 3 attempts,
+// exponential backoff, no other origin.
 type HyperfleetAPIConfig struct {
-	BaseURL       string   `yaml:"base_url"`
-	Version       string   `yaml:"version"`
-	Timeout       Duration `yaml:"timeout"`
-	RetryAttempts int      `yaml:"retry_attempts"`
-	RetryBackoff  string   `yaml:"retry_backoff"`
-	Auth          APIAuth  `yaml:"auth"`
+	BaseURL        string   `yaml:"base_url"`
+	AllowedOrigins []string `yaml:"allowed_origins"`
+	Version        string   `yaml:"version"`
+	Timeout        Duration `yaml:"timeout"`
+	RetryAttempts  int      `yaml:"retry_attempts"`
+	RetryBackoff   string   `yaml:"retry_backoff"`
+	Auth           APIAuth  `yaml:"auth"`
 }
 
 // APIAuth reads a bearer token from a file; the token itself never appears in
@@ -128,6 +133,11 @@ func (c *AdapterConfig) validate(l *errorList) {
 	api := c.Clients.HyperfleetAPI
 	if api.BaseURL != "" {
 		checkURL(l, "clients.hyperfleet_api.base_url", api.BaseURL)
+	}
+	for i, o := range api.AllowedOrigins {
+		if _, err := ParseOrigin(o); err != nil {
+			l.add(indexPath("clients.hyperfleet_api.allowed_origins", i), "%v, not %q", err, RedactURL(o))
+		}
 	}
 	oneOf(l, "clients.hyperfleet_api.retry_backoff", api.RetryBackoff, "exponential", "linear", "constant")
 	if api.RetryAttempts < 1 {

@@ -27,8 +27,13 @@ type Options struct {
 	// BaseDelay is the first retry delay.
 	BaseDelay time.Duration
 	// TokenPath names a file holding a bearer token; it is read again when
-	// it changes (token rotation). Empty: no Authorization header.
+	// it changes (token rotation). Empty: no Authorization header. The token
+	// is only ever sent to BaseURL's origin, under the API prefix.
 	TokenPath string
+	// AllowedOrigins lists other origins (scheme://host[:port]) that
+	// absolute task-config URLs may name; they never get the token. Any other
+	// origin is refused (see Resolver).
+	AllowedOrigins []string
 	// HTTPClient defaults to a client with no overall timeout (each request
 	// is bounded by Timeout through its context) that keeps up to 64 idle
 	// connections to the API (net/http's default of 2 made a busy adapter
@@ -38,8 +43,9 @@ type Options struct {
 
 // Client sends requests to the HyperFleet API. Safe for concurrent use.
 type Client struct {
-	o     Options
-	token *tokenFile
+	o        Options
+	token    *tokenFile
+	resolver *Resolver
 }
 
 // New returns a client; it does not contact the server.
@@ -61,7 +67,7 @@ func New(o Options) *Client {
 		t.MaxIdleConnsPerHost = 64
 		o.HTTPClient = &http.Client{Transport: t}
 	}
-	c := &Client{o: o}
+	c := &Client{o: o, resolver: NewResolver(o.BaseURL, o.Version, o.AllowedOrigins)}
 	if o.TokenPath != "" {
 		c.token = &tokenFile{path: o.TokenPath}
 	}
@@ -81,19 +87,23 @@ func ResolvePath(version, u string) string {
 	return "/api/hyperfleet/" + version + "/" + strings.TrimPrefix(u, "/")
 }
 
-func (c *Client) url(u string) string {
-	p := ResolvePath(c.o.Version, u)
-	if strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://") {
-		return p
-	}
-	return strings.TrimSuffix(c.o.BaseURL, "/") + p
-}
-
 // Do sends the request, retrying transport failures and 5xx/429/408 answers
 // up to the attempt limit with backoff. It returns the last answer whatever
-// its status; the error is non-nil (an *adapter.TransportError) only when no
-// answer was obtained at all, or ctx ended.
+// its status; the error is an *adapter.RefusedError when the request is
+// never sent (see Resolver; a header value with a control character), an
+// *adapter.TransportError when no answer was obtained at all, or ctx ended.
 func (c *Client) Do(ctx context.Context, req adapter.APIRequest) (adapter.APIResponse, error) {
+	u, withToken, err := c.resolver.Resolve(req.URL)
+	if err == nil {
+		err = checkHeaders(req.Headers)
+	}
+	if err != nil {
+		return adapter.APIResponse{}, &adapter.RefusedError{Method: req.Method, URL: redactedURL(req.URL), Reason: err.Error()}
+	}
+	return c.send(ctx, req, u.String(), withToken)
+}
+
+func (c *Client) send(ctx context.Context, req adapter.APIRequest, target string, withToken bool) (adapter.APIResponse, error) {
 	attempts := c.o.RetryAttempts
 	if req.RetryAttempts > 0 {
 		attempts = req.RetryAttempts
@@ -106,7 +116,7 @@ func (c *Client) Do(ctx context.Context, req adapter.APIRequest) (adapter.APIRes
 				break
 			}
 		}
-		resp, err = c.once(ctx, req)
+		resp, err = c.once(ctx, req, target, withToken)
 		if err == nil && !retryable(resp.Status) {
 			return resp, nil
 		}
@@ -130,18 +140,18 @@ func (c *Client) delay(attempt int) time.Duration {
 	}
 }
 
-func (c *Client) once(ctx context.Context, req adapter.APIRequest) (adapter.APIResponse, error) {
+func (c *Client) once(ctx context.Context, req adapter.APIRequest, target string, withToken bool) (adapter.APIResponse, error) {
 	timeout := c.o.Timeout
 	if req.Timeout > 0 {
 		timeout = time.Duration(req.Timeout)
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	hreq, err := http.NewRequestWithContext(ctx, req.Method, c.url(req.URL), bytes.NewReader(req.Body))
+	hreq, err := http.NewRequestWithContext(ctx, req.Method, target, bytes.NewReader(req.Body))
 	if err != nil {
 		return adapter.APIResponse{}, err
 	}
-	if err := c.setHeaders(hreq, req); err != nil {
+	if err := c.setHeaders(hreq, req, withToken); err != nil {
 		return adapter.APIResponse{}, err
 	}
 	hresp, err := c.o.HTTPClient.Do(hreq)
@@ -156,7 +166,9 @@ func (c *Client) once(ctx context.Context, req adapter.APIRequest) (adapter.APIR
 	return adapter.APIResponse{Status: hresp.StatusCode, Body: body}, nil
 }
 
-func (c *Client) setHeaders(hreq *http.Request, req adapter.APIRequest) error {
+// setHeaders sets the request's headers; the bearer token only when
+// withToken (the request goes to the configured API).
+func (c *Client) setHeaders(hreq *http.Request, req adapter.APIRequest, withToken bool) error {
 	if len(req.Body) > 0 {
 		hreq.Header.Set("Content-Type", "application/json")
 	}
@@ -164,7 +176,7 @@ func (c *Client) setHeaders(hreq *http.Request, req adapter.APIRequest) error {
 	for k, v := range req.Headers {
 		hreq.Header.Set(k, v)
 	}
-	if c.token == nil {
+	if c.token == nil || !withToken {
 		return nil
 	}
 	tok, err := c.token.read()

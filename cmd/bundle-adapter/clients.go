@@ -53,5 +53,6 @@ func newAPI(c config.HyperfleetAPIConfig) adapter.API {
 	return hyperfleetapi.New(hyperfleetapi.Options{
 		BaseURL: c.BaseURL, Version: c.Version, Timeout: c.Timeout.D(),
 		RetryAttempts: c.RetryAttempts, RetryBackoff: c.RetryBackoff, TokenPath: c.Auth.TokenPath,
+		AllowedOrigins: c.AllowedOrigins,
 	})
 }
