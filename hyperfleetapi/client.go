@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/config"
 )
 
 // Options configures a Client. Defaults: version v1, timeout 10s, 3
@@ -98,7 +99,7 @@ func (c *Client) Do(ctx context.Context, req adapter.APIRequest) (adapter.APIRes
 		err = checkHeaders(req.Headers)
 	}
 	if err != nil {
-		return adapter.APIResponse{}, &adapter.RefusedError{Method: req.Method, URL: redactedURL(req.URL), Reason: err.Error()}
+		return adapter.APIResponse{}, &adapter.RefusedError{Method: req.Method, URL: config.RedactURL(req.URL), Reason: err.Error()}
 	}
 	return c.send(ctx, req, u.String(), withToken)
 }

@@ -139,18 +139,3 @@ func checkHeaders(h map[string]string) error {
 	}
 	return nil
 }
-
-// redactedURL is raw for errors: user info hidden, even when raw does not
-// parse.
-func redactedURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil {
-		return u.Redacted()
-	}
-	if i := strings.LastIndex(raw, "@"); i >= 0 {
-		if j := strings.Index(raw, "://"); j >= 0 && j < i {
-			return raw[:j+3] + "REDACTED" + raw[i:]
-		}
-		return "REDACTED" + raw[i:]
-	}
-	return raw
-}

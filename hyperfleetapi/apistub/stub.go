@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi"
 )
 
@@ -109,7 +110,7 @@ func (s *Stub) Calls() []Call {
 func (s *Stub) Do(_ context.Context, req adapter.APIRequest) (adapter.APIResponse, error) {
 	u, sameOrigin, err := s.resolver.Resolve(req.URL)
 	if err != nil {
-		return adapter.APIResponse{}, &adapter.RefusedError{Method: req.Method, URL: req.URL, Reason: err.Error()}
+		return adapter.APIResponse{}, &adapter.RefusedError{Method: req.Method, URL: config.RedactURL(req.URL), Reason: err.Error()}
 	}
 	path := u.String()
 	if sameOrigin {

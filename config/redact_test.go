@@ -1,0 +1,22 @@
+package config
+
+import "testing"
+
+func TestRedactURL(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"amqp://guest:guest@h:5672/", "amqp://guest:REDACTED@h:5672/"},
+		{"amqp://admin:S3cr%t!Pass@h/", "amqp://admin:REDACTED@h/"},
+		{"https://tok3n@h/x", "https://REDACTED@h/x"},
+		{"http://svc:p@ss/w@rd@[::1", "http://svc:REDACTED@[::1"},
+		{"svc:S3cr%t!Pass@h.example.com", "svc:REDACTED@h.example.com"},
+		{"svc:pw@h.example.com", "svc:REDACTED@h.example.com"},
+		{"ops@example.com", "ops@example.com"},
+		{"https://h/a@b", "https://h/a@b"},
+		{"plain", "plain"},
+	}
+	for _, tt := range tests {
+		if got := RedactURL(tt.in); got != tt.want {
+			t.Errorf("RedactURL(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
