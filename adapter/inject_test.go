@@ -82,3 +82,51 @@ func TestHostileEventValuesInAPICalls(t *testing.T) {
 		})
 	}
 }
+
+// Event values that can never be used are rejected once, with the reason,
+// and dead-lettered: redelivering the same event cannot fix them. Nothing
+// is written to Maestro.
+func TestInvalidEventValuesAreDeadLettered(t *testing.T) {
+	tests := []struct {
+		name   string
+		fields map[string]any
+		want   string // in the error; "" = accepted
+		gen    any    // observed_generation reported when accepted
+	}{
+		{name: "generation 1e300", fields: map[string]any{"generation": 1e300}, want: `param "generation"`},
+		{name: "generation 1.9", fields: map[string]any{"generation": 1.9}, want: `param "generation"`},
+		{name: "generation abc", fields: map[string]any{"generation": "abc"}, want: `param "generation"`},
+		{name: "generation NaN text", fields: map[string]any{"generation": "NaN"}, want: `param "generation"`},
+		{name: "empty id", fields: map[string]any{"id": ""}, want: `param "clusterId"`},
+		{name: "object id", fields: map[string]any{"id": map[string]any{"a": "b"}}, want: `param "clusterId"`},
+		{name: "list id", fields: map[string]any{"id": []any{"a"}}, want: `param "clusterId"`},
+		{name: "NUL in id", fields: map[string]any{"id": "c1\x00"}, want: `param "clusterId"`},
+		{name: "generation as text", fields: map[string]any{"generation": "7"}, gen: float64(7)},
+		{name: "generation 1e3", fields: map[string]any{"generation": 1e3}, gen: float64(1000)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, "")
+			res := h.event(tt.fields)
+			if tt.want == "" {
+				if res.Err() != nil {
+					t.Fatal(res.Err())
+				}
+				if got := h.lastStatus()["observed_generation"]; got != tt.gen {
+					t.Errorf("observed_generation = %v, want %v", got, tt.gen)
+				}
+				return
+			}
+			if res.Err() == nil || !strings.Contains(res.Err().Error(), tt.want) {
+				t.Fatalf("error = %v, want it to name %s", res.Err(), tt.want)
+			}
+			if res.Disposition() != adapter.DeadLetter || res.Transient() {
+				t.Errorf("disposition %v (transient %v), want dead-letter", res.Disposition(), res.Transient())
+			}
+			if h.writes() != 0 {
+				t.Errorf("Maestro writes: %v", h.calls())
+			}
+			t.Logf("rejected: %v", res.Err())
+		})
+	}
+}
