@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/broker"
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi/apistub"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
@@ -96,11 +97,12 @@ func readEvent(path string) (adapter.Event, error) {
 	if path == "" {
 		return adapter.Event{}, fmt.Errorf("--event is required")
 	}
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return adapter.Event{}, fmt.Errorf("event file: %w", err)
 	}
-	ev, err := adapter.DecodeStructured(b)
+	defer f.Close()
+	ev, err := broker.ReadStructured(f)
 	if err != nil {
 		return adapter.Event{}, fmt.Errorf("%s: %w", path, err)
 	}
