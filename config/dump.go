@@ -57,6 +57,15 @@ func redactValue(v reflect.Value) {
 			}
 			redactValue(v.Field(i))
 		}
+	case reflect.Slice:
+		if !v.IsNil() {
+			cp := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+			reflect.Copy(cp, v)
+			for i := 0; i < cp.Len(); i++ {
+				redactValue(cp.Index(i))
+			}
+			v.Set(cp)
+		}
 	case reflect.String:
 		v.SetString(RedactURL(v.String()))
 	}

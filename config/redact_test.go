@@ -1,6 +1,9 @@
 package config
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestRedactURL(t *testing.T) {
 	tests := []struct{ in, want string }{
@@ -18,5 +21,21 @@ func TestRedactURL(t *testing.T) {
 		if got := RedactURL(tt.in); got != tt.want {
 			t.Errorf("RedactURL(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// Dump redacts inside lists too, and leaves the loaded config unchanged.
+func TestDumpRedactsListItems(t *testing.T) {
+	cfg := &Config{Adapter: &AdapterConfig{Clients: Clients{HyperfleetAPI: HyperfleetAPIConfig{
+		AllowedOrigins: []string{"https://u:pw-4a1@h.example.com"}}}}}
+	var b strings.Builder
+	if err := cfg.Dump(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "pw-4a1") || !strings.Contains(b.String(), "u:REDACTED@h.example.com") {
+		t.Errorf("dump:\n%s", b.String())
+	}
+	if cfg.Adapter.Clients.HyperfleetAPI.AllowedOrigins[0] != "https://u:pw-4a1@h.example.com" {
+		t.Error("Dump changed the loaded config")
 	}
 }

@@ -6,6 +6,7 @@ package hyperfleetapi
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -69,6 +70,9 @@ func New(o Options) *Client {
 		o.HTTPClient = &http.Client{Transport: t}
 	}
 	c := &Client{o: o, resolver: NewResolver(o.BaseURL, o.Version, o.AllowedOrigins)}
+	hc := *o.HTTPClient
+	hc.CheckRedirect = c.checkRedirect(o.HTTPClient.CheckRedirect)
+	c.o.HTTPClient = &hc
 	if o.TokenPath != "" {
 		c.token = &tokenFile{path: o.TokenPath}
 	}
@@ -126,6 +130,26 @@ func (c *Client) send(ctx context.Context, req adapter.APIRequest, target string
 		return resp, &adapter.TransportError{Err: err}
 	}
 	return resp, nil
+}
+
+// checkRedirect wraps the HTTP client's redirect policy (net/http's default:
+// at most 10) so a redirect never carries the bearer token out of the API:
+// net/http keeps Authorization for the same host on another port, or a
+// path outside the API prefix.
+func (c *Client) checkRedirect(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if next != nil {
+			if err := next(req, via); err != nil {
+				return err
+			}
+		} else if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		if !c.resolver.TokenAllowed(req.URL) {
+			req.Header.Del("Authorization")
+		}
+		return nil
+	}
 }
 
 func retryable(status int) bool { return status >= 500 || status == 429 || status == 408 }

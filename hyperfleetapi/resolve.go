@@ -86,10 +86,22 @@ func (r *Resolver) Resolve(raw string) (*url.URL, bool, error) {
 		}
 		return u, false, nil
 	}
-	if path := u.EscapedPath(); path != r.root && !strings.HasPrefix(path, r.root+"/") {
-		return nil, false, fmt.Errorf("path %.200q is outside the HyperFleet API (%s/)", path, r.root)
+	if !r.TokenAllowed(u) {
+		return nil, false, fmt.Errorf("path %.200q is outside the HyperFleet API (%s/)", u.EscapedPath(), r.root)
 	}
 	return u, true, nil
+}
+
+// TokenAllowed reports whether a request to u may carry the bearer token:
+// u is on the base URL's origin, under the API prefix, with no dot or
+// empty segment, credentials or fragment. The client asks it again for
+// every redirect.
+func (r *Resolver) TokenAllowed(u *url.URL) bool {
+	if r.baseErr != nil || config.Origin(u) != r.origin || checkShape(u, u.String()) != nil {
+		return false
+	}
+	path := u.EscapedPath()
+	return path == r.root || strings.HasPrefix(path, r.root+"/")
 }
 
 // checkShape refuses credentials, fragments and dot or empty segments. The

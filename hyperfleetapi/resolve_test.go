@@ -124,3 +124,55 @@ func TestAllowedOriginGetsNoToken(t *testing.T) {
 		t.Fatalf("an origin not listed: err = %v, want *adapter.RefusedError", err)
 	}
 }
+
+// A redirect never carries the bearer token out of the API: not to another
+// origin, not to a path outside the API prefix on the same origin.
+func TestRedirectOutOfTheAPIDropsToken(t *testing.T) {
+	elsewhere := newRecorder(t)
+	var api *recorder
+	api = newRecorder(t)
+	api.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		api.mu.Lock()
+		api.seen = append(api.seen, r.URL.EscapedPath()+" "+r.Header.Get("Authorization"))
+		api.mu.Unlock()
+		switch r.URL.Path {
+		case "/api/hyperfleet/v1/to-elsewhere":
+			http.Redirect(w, r, strings.Replace(elsewhere.URL, "127.0.0.1", "localhost", 1)+"/steal", http.StatusFound)
+		case "/api/hyperfleet/v1/to-other-host-same-ip":
+			http.Redirect(w, r, elsewhere.URL+"/steal", http.StatusFound)
+		case "/api/hyperfleet/v1/to-metrics":
+			http.Redirect(w, r, "/metrics", http.StatusFound)
+		case "/api/hyperfleet/v1/to-inside":
+			http.Redirect(w, r, "/api/hyperfleet/v1/clusters/c1", http.StatusFound)
+		default:
+			w.Write([]byte(`{}`))
+		}
+	})
+	c := New(Options{BaseURL: api.URL, TokenPath: tokenFileFor(t)})
+	for _, path := range []string{"/to-elsewhere", "/to-other-host-same-ip", "/to-metrics", "/to-inside"} {
+		if _, err := c.Do(context.Background(), adapter.APIRequest{Method: "GET", URL: path}); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	for _, r := range append(api.requests(), elsewhere.requests()...) {
+		inside := strings.HasPrefix(r, "/api/hyperfleet/v1/")
+		if hasToken := strings.HasSuffix(r, "Bearer tok-5ecret"); hasToken != inside {
+			t.Errorf("request %q: token sent = %v, want %v", r, hasToken, inside)
+		}
+	}
+	if len(elsewhere.requests()) == 0 {
+		t.Error("the redirect was not followed at all: the test proves nothing")
+	}
+}
+
+// A header value rendered with a CR, LF or NUL is refused, never sent.
+func TestHeaderWithControlCharacterIsRefused(t *testing.T) {
+	api := newRecorder(t)
+	c := New(Options{BaseURL: api.URL})
+	_, err := c.Do(context.Background(), adapter.APIRequest{Method: "GET", URL: "/x",
+		Headers: map[string]string{"X-Name": "a\r\nX-Injected: 1"}})
+	var refused *adapter.RefusedError
+	if !errors.As(err, &refused) || len(api.requests()) != 0 {
+		t.Fatalf("err = %v, requests %q; want a refusal and nothing sent", err, api.requests())
+	}
+}
