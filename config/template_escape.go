@@ -41,16 +41,11 @@ func parseEscaped(name, src string, rewrite func(*parse.Tree) error) (*Template,
 		return t, err
 	}
 	t.tmpl.Funcs(escapeFuncs)
-	for _, tt := range t.tmpl.Templates() {
-		if tt.Tree == nil || tt.Tree.Root == nil {
-			continue
-		}
-		if tt.Name() != t.tmpl.Name() {
-			return nil, fmt.Errorf("{{define}} is not supported here: the values of a defined template could not be escaped for where they are used")
-		}
-		if err := rewrite(tt.Tree); err != nil {
-			return nil, err
-		}
+	if len(t.tmpl.Templates()) > 1 {
+		return nil, fmt.Errorf("{{define}} is not supported here: the values of a defined template could not be escaped for where they are used")
+	}
+	if err := rewrite(t.tmpl.Tree); err != nil {
+		return nil, err
 	}
 	return t, nil
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -68,7 +69,7 @@ func TestJSONTemplateKeepsStructure(t *testing.T) {
 		{src: `{"a": "x\"{{ .word }}"}`, want: `{"a":"x\"abc"}`},
 		{src: `{"a": {{ .word }}}`, wantErr: "is not one JSON value"},
 		{src: `{"a": {{ .partial }}}`, wantErr: "is not one JSON value"},
-		{src: `{{ .status }},x`, wantErr: "body is not valid JSON"},
+		{src: `{{ if .gen }}{{ .status }},x{{ end }}`, wantErr: "body is not valid JSON"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {
@@ -112,6 +113,8 @@ func TestEscapedTemplatesRefusedAtLoad(t *testing.T) {
 		{"json branch opens a string", `{"a": {{ if .x }}"{{ end }}1}`, "{{if}} branch", ParseJSONTemplate},
 		{"json after backslash", `{"a": "\{{ .id }}"}`, "backslash", ParseJSONTemplate},
 		{"json template call", `{{ template "x" . }}`, "{{template}}", ParseJSONTemplate},
+		{"json text after a value", `{{ .status }},x`, "whatever the values", ParseJSONTemplate},
+		{"json two values in a row", `{"a": {{ .x }} {{ .y }}}`, "whatever the values", ParseJSONTemplate},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,4 +124,16 @@ func TestEscapedTemplatesRefusedAtLoad(t *testing.T) {
 			}
 		})
 	}
+}
+
+// validate reports api_call templates that can never be sent right, with
+// file, line and YAML path.
+func TestAPICallTemplatesCheckedAtLoad(t *testing.T) {
+	_, err := LoadTaskConfig(filepath.Join("testdata", "broken", "api-call-escaping.yaml"))
+	assertErrors(t, err, []string{
+		`api-call-escaping.yaml:9: post.post_actions[0].api_call.body: body is not valid JSON: invalid character ',' after top-level value whatever the values`,
+		`api-call-escaping.yaml:11: post.post_actions[1].api_call.body: body is not valid JSON`,
+		`api-call-escaping.yaml:13: post.post_actions[2].api_call.url: a value after '#' is not supported`,
+		`api-call-escaping.yaml:15: post.post_actions[3].api_call.body: a JSON string is not closed`,
+	})
 }

@@ -23,10 +23,11 @@ import (
 //
 // A complete JSON value is balanced, so it cannot close the object around
 // it or add a key beside itself; a string's content cannot leave the
-// string. The literal text alone thus fixes the structure. The rendered
-// body as a whole is checked again before it is sent (ValidJSONBody), so a
-// template whose own text is not JSON ('{{ .status }},x') never sends
-// anything. {{if}} and {{with}} branches must end in the same JSON context
+// string. The literal text alone thus fixes the structure. A template
+// without {{if}}, {{with}} or {{range}} whose text is not JSON whatever the
+// values ('{{ .status }},x') fails here, at load (checkJSONSkeleton); any
+// rendered body is checked again before it is sent (ValidJSONBody), so
+// invalid JSON is never sent. {{if}} and {{with}} branches must end in the same JSON context
 // and a {{range}} body where it began; {{template}} and {{define}} are
 // refused. A value printed right after a backslash inside a string is
 // refused at load.
@@ -35,6 +36,9 @@ func ParseJSONTemplate(name, src string) (*Template, error) {
 		end, err := escapeJSONList(t.Root, jsonValue)
 		if err == nil && end != jsonValue {
 			err = fmt.Errorf("a JSON string is not closed")
+		}
+		if err == nil {
+			err = checkJSONSkeleton(t.Root)
 		}
 		return err
 	})
@@ -59,6 +63,35 @@ func ValidJSONBody(b []byte) error {
 		err = fmt.Errorf("not one JSON value")
 	}
 	return fmt.Errorf("body is not valid JSON: %v", err)
+}
+
+// checkJSONSkeleton proves at load that a template without control
+// structures renders JSON whatever its values: each value outside a string
+// is one JSON value (stood for by 0), each one inside a string string
+// content (stood for by nothing), so the text with those stand-ins must be
+// JSON. Templates with {{if}}, {{range}} or {{with}} are checked when
+// rendered (ValidJSONBody).
+func checkJSONSkeleton(root *parse.ListNode) error {
+	var b bytes.Buffer
+	c := jsonValue
+	for _, n := range root.Nodes {
+		switch x := n.(type) {
+		case *parse.TextNode:
+			b.Write(x.Text)
+			c = jsonAfterText(string(x.Text), c)
+		case *parse.ActionNode:
+			if prints(x) && c == jsonValue {
+				b.WriteString("0")
+			}
+		case *parse.CommentNode:
+		default:
+			return nil
+		}
+	}
+	if err := ValidJSONBody(b.Bytes()); err != nil {
+		return fmt.Errorf("%v whatever the values (each value outside quotes must be one JSON value, 0 here: %.200s)", err, b.String())
+	}
+	return nil
 }
 
 // jsonCtx is where the next printed value of a JSON template lands.
