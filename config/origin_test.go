@@ -46,3 +46,21 @@ func TestAllowedOriginsConfig(t *testing.T) {
 		t.Errorf("the error echoes a password: %v", err)
 	}
 }
+
+// An api_call URL whose literal text names another origin fails at load
+// unless allowed_origins lists that origin: it would be refused on every
+// event.
+func TestAbsoluteURLOriginsCheckedAtLoad(t *testing.T) {
+	files := Files{Adapter: "examples/onprem/adapter-config.yaml", Task: "testdata/absolute-url/task-config.yaml"}
+	_, err := Load(files, nil)
+	assertErrors(t, err, []string{
+		"post.post_actions[0].api_call.url: origin https://hooks.example.com is neither clients.hyperfleet_api.base_url's (http://127.0.0.1:18000) nor listed in clients.hyperfleet_api.allowed_origins",
+	})
+	if strings.Contains(err.Error(), "params[1]") {
+		t.Errorf("the API's own origin is refused: %v", err)
+	}
+	t.Setenv("HYPERFLEET_API_ALLOWED_ORIGINS", "https://hooks.example.com")
+	if _, err := Load(files, nil); err != nil {
+		t.Fatalf("with the origin allowed: %v", err)
+	}
+}
