@@ -98,6 +98,9 @@ func ResolvePath(version, u string) string {
 // never sent (see Resolver; a header value with a control character), an
 // *adapter.TransportError when no answer was obtained at all, or ctx ended.
 func (c *Client) Do(ctx context.Context, req adapter.APIRequest) (adapter.APIResponse, error) {
+	if err := c.resolver.Err(); err != nil {
+		return adapter.APIResponse{}, &adapter.TransportError{Err: err}
+	}
 	u, withToken, err := c.resolver.Resolve(req.URL)
 	if err == nil {
 		err = checkHeaders(req.Headers)

@@ -58,6 +58,12 @@ func NewResolver(baseURL, version string, allowedOrigins []string) *Resolver {
 	return r
 }
 
+// Err is the reason the base URL is unusable, nil when it is fine. It is
+// a configuration problem, not the request's: the client reports it as a
+// transport failure (retried, as when the API is unreachable), not as a
+// refusal that would dead-letter the event.
+func (r *Resolver) Err() error { return r.baseErr }
+
 // Resolve returns the absolute URL raw is sent to and whether the request
 // may carry the bearer token, or an error saying why it is refused.
 func (r *Resolver) Resolve(raw string) (*url.URL, bool, error) {

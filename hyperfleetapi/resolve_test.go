@@ -176,3 +176,16 @@ func TestHeaderWithControlCharacterIsRefused(t *testing.T) {
 		t.Fatalf("err = %v, requests %q; want a refusal and nothing sent", err, api.requests())
 	}
 }
+
+// An unusable base URL is the configuration's fault, not the event's: the
+// request fails as a (retried) transport error, as before, and is not a
+// refusal that would dead-letter every event.
+func TestUnusableBaseURLIsATransportError(t *testing.T) {
+	for _, base := range []string{"", "not a url", "ftp://h"} {
+		_, err := New(Options{BaseURL: base, RetryAttempts: 1}).Do(context.Background(), adapter.APIRequest{Method: "GET", URL: "/x"})
+		var te *adapter.TransportError
+		if !errors.As(err, &te) {
+			t.Errorf("base %q: err = %v, want *adapter.TransportError", base, err)
+		}
+	}
+}
