@@ -28,6 +28,8 @@ func TestURLTemplateEscapesValues(t *testing.T) {
 		{src: "{{ .id }}", id: "https://h/x?y", want: "https://h/x?y"},
 		{src: "{{ .id }}/statuses/{{ .id }}", id: "/clusters/c1", want: "/clusters/c1/statuses/%2Fclusters%2Fc1"},
 		{src: "/c/{{ $v := .id }}{{ $v }}", id: "a/b", want: "/c/a%2Fb"},
+		{src: "/c/{{ .list }}", id: "x", wantErr: "an object or list is not a URL value"},
+		{src: "/c?q={{ .list }}", id: "x", wantErr: "an object or list is not a URL value"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src+" "+tt.id, func(t *testing.T) {
@@ -68,6 +70,7 @@ func TestJSONTemplateKeepsStructure(t *testing.T) {
 		{src: `{"a": {{ toJson .name }}}`, want: `{"a":"\", \"observed_generation\": 999, \"x\": \"y"}`},
 		{src: `{"a": "x\"{{ .word }}"}`, want: `{"a":"x\"abc"}`},
 		{src: `{"a": {{ .word }}}`, wantErr: "is not one JSON value"},
+		{src: `{"a": "{{ .obj }}"}`, wantErr: "put it outside the quotes"},
 		{src: `{"a": {{ .partial }}}`, wantErr: "is not one JSON value"},
 		{src: `{{ if .gen }}{{ .status }},x{{ end }}`, wantErr: "body is not valid JSON"},
 	}

@@ -182,6 +182,10 @@ func jsonAfterText(s string, c jsonCtx) jsonCtx {
 
 // jsonStringEscaper prints v as the content of a JSON string.
 func jsonStringEscaper(v any) (string, error) {
+	switch v.(type) {
+	case map[string]any, []any:
+		return "", fmt.Errorf("JSON string: an object or list would print as Go text; put it outside the quotes")
+	}
 	s, err := printed(v)
 	if err != nil {
 		return "", fmt.Errorf("JSON string: %w", err)

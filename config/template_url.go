@@ -133,7 +133,7 @@ func urlAfterText(s string, c urlCtx) urlCtx {
 
 // urlSegmentEscaper prints v as exactly one path segment.
 func urlSegmentEscaper(v any) (string, error) {
-	s, err := printed(v)
+	s, err := printedScalar(v)
 	if err == nil && s == "" {
 		err = fmt.Errorf("the value is empty")
 	}
@@ -145,9 +145,19 @@ func urlSegmentEscaper(v any) (string, error) {
 
 // urlQueryEscaper prints v as one query component.
 func urlQueryEscaper(v any) (string, error) {
-	s, err := printed(v)
+	s, err := printedScalar(v)
 	if err != nil {
 		return "", fmt.Errorf("URL query value: %w", err)
 	}
 	return url.QueryEscape(s), nil
+}
+
+// printedScalar is printed for a scalar; an object or list (which would
+// print as Go's "map[a:b]") is an error.
+func printedScalar(v any) (string, error) {
+	switch v.(type) {
+	case map[string]any, []any:
+		return "", fmt.Errorf("an object or list is not a URL value")
+	}
+	return printed(v)
 }
