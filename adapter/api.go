@@ -84,3 +84,18 @@ type TransportError struct{ Err error }
 
 func (e *TransportError) Error() string { return "HyperFleet API unreachable: " + e.Err.Error() }
 func (e *TransportError) Unwrap() error { return e.Err }
+
+// RefusedError is a request that was never sent because it could never be
+// right: its URL leaves the configured HyperFleet API (another origin, a
+// ".." segment, outside the API prefix), is not a valid URL, or carries a
+// header value no HTTP server accepts. Sending it again cannot help: it is
+// permanent, never transient, and the event that produced it is
+// dead-lettered. Reason never contains credentials.
+type RefusedError struct {
+	Method, URL string
+	Reason      string
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("HyperFleet API %s %.200q refused, not sent: %s", e.Method, e.URL, e.Reason)
+}

@@ -36,13 +36,49 @@ func (e *InvalidEventError) Error() string {
 
 // DecodeStructured decodes a structured-mode CloudEvent (JSON with
 // specversion, id, type, source and data), as HyperFleet's Sentinel publishes
-// it. Every failure is an *InvalidEventError.
+// it. An ambiguous event is refused rather than guessed at: a top-level
+// member given twice, or both data and data_base64. Every failure is an
+// *InvalidEventError. It does not bound the payload's size: callers apply
+// broker.MaxEventBytes (broker.DecodeStructured) first.
 func DecodeStructured(payload []byte) (Event, error) {
+	if err := checkMembers(payload); err != nil {
+		return Event{}, &InvalidEventError{Reason: "not a structured-mode CloudEvent: " + err.Error()}
+	}
 	var ce cloudevents.Event
 	if err := json.Unmarshal(payload, &ce); err != nil {
 		return Event{}, &InvalidEventError{Reason: "not a structured-mode CloudEvent: " + err.Error()}
 	}
 	return FromCloudEvent(ce)
+}
+
+// checkMembers refuses a JSON object with a member given twice or with both
+// data and data_base64 (encoding/json and the CloudEvents SDK would keep one
+// silently). Anything that is not a JSON object is left to the decoder.
+func checkMembers(payload []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return fmt.Errorf("member %.40q is given twice", key)
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil
+		}
+	}
+	if seen["data"] && seen["data_base64"] {
+		return fmt.Errorf("both data and data_base64 are set; a CloudEvent carries one of them")
+	}
+	return nil
 }
 
 // FromCloudEvent validates a CloudEvent and decodes its JSON data.

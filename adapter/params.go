@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -10,14 +11,23 @@ import (
 )
 
 // resolveParams binds every param in config order. A required param that is
-// missing from the event makes the event invalid (dead-lettered); other
-// failures are reported and the event redelivered.
+// missing from the event, or an event value that cannot be used as its
+// param (see convertParam; a required string that is empty), makes the event
+// invalid (dead-lettered at once: redelivering the same event cannot help);
+// other failures are reported and the event redelivered.
 func (r *run) resolveParams(ctx context.Context) bool {
 	for i := range r.p.task.Params {
 		p := &r.p.task.Params[i]
 		v, err := r.paramValue(ctx, p)
 		if err == nil {
 			v, err = convertParam(p, v)
+		}
+		fromEvent := strings.HasPrefix(p.Source.Path, "event.")
+		if err == nil && fromEvent && p.Required && v == "" {
+			err = fmt.Errorf("required param %q is empty in the event (%s)", p.Name, p.Source.Path)
+		}
+		if err != nil && fromEvent {
+			r.result.InvalidEvent = true
 		}
 		if err != nil {
 			r.phaseError("params", p.Name, err)
@@ -112,7 +122,11 @@ func lookupPath(v any, path string) any {
 
 // convertParam applies the declared type. Without a type the value keeps
 // the type it has (a JSON object stays an object, a CEL bool a bool); nil
-// stays nil.
+// stays nil. A value that is not of the type is an error, never a guess:
+// int takes whole numbers within int64 (42, 1e3, "42"; not 1.9, 1e300 or
+// "abc"), float finite numbers, bool true/false (yes/no, on/off, 1/0),
+// string scalars without control characters other than tab, CR and LF (an
+// object or list is not a string).
 func convertParam(p *config.Param, v any) (any, error) {
 	if v == nil || p.Type == "" {
 		return v, nil
@@ -121,20 +135,28 @@ func convertParam(p *config.Param, v any) (any, error) {
 	var err error
 	switch p.Type {
 	case "string":
-		return toString(v), nil
+		out, err = toStrictString(v)
 	case "int", "int64":
 		out, err = toInt(v)
 	case "float", "float64":
-		out, err = strconv.ParseFloat(toString(v), 64)
+		out, err = toFloat(v)
 	case "bool":
 		out, err = toBool(v)
 	default:
 		return v, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("param %q: cannot convert %v to %s", p.Name, v, p.Type)
+		return nil, fmt.Errorf("param %q: cannot use %.60s as %s: %v", p.Name, describeValue(v), p.Type, err)
 	}
 	return out, nil
+}
+
+// describeValue shows a value in an error, quoted when it is a string.
+func describeValue(v any) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("%v (%T)", v, v)
 }
 
 func toString(v any) string {
@@ -148,6 +170,18 @@ func toString(v any) string {
 	}
 }
 
+func toStrictString(v any) (string, error) {
+	switch v.(type) {
+	case map[string]any, []any:
+		return "", fmt.Errorf("an object or list is not a string")
+	}
+	s := toString(v)
+	if i := strings.IndexFunc(s, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f }); i >= 0 {
+		return "", fmt.Errorf("control character %q at byte %d", s[i], i)
+	}
+	return s, nil
+}
+
 func toInt(v any) (int64, error) {
 	switch x := v.(type) {
 	case int64:
@@ -155,19 +189,62 @@ func toInt(v any) (int64, error) {
 	case int:
 		return int64(x), nil
 	case float64:
-		return int64(x), nil
+		return wholeInt(x)
+	case map[string]any, []any, bool:
+		return 0, fmt.Errorf("not a number")
 	}
 	s := toString(v)
 	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return i, nil
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	return int64(f), err
+	if err != nil {
+		return 0, fmt.Errorf("not a number")
+	}
+	return wholeInt(f)
+}
+
+// wholeInt converts f when it is a whole number within int64.
+func wholeInt(f float64) (int64, error) {
+	if f != math.Trunc(f) || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, fmt.Errorf("not a whole number")
+	}
+	if f < -(1<<63) || f >= 1<<63 {
+		return 0, fmt.Errorf("out of the int64 range")
+	}
+	return int64(f), nil
+}
+
+func toFloat(v any) (float64, error) {
+	var f float64
+	switch x := v.(type) {
+	case float64:
+		f = x
+	case int64:
+		f = float64(x)
+	case int:
+		f = float64(x)
+	case map[string]any, []any, bool:
+		return 0, fmt.Errorf("not a number")
+	default:
+		var err error
+		if f, err = strconv.ParseFloat(toString(v), 64); err != nil {
+			return 0, fmt.Errorf("not a number")
+		}
+	}
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, fmt.Errorf("not a finite number")
+	}
+	return f, nil
 }
 
 func toBool(v any) (bool, error) {
 	if b, ok := v.(bool); ok {
 		return b, nil
+	}
+	switch v.(type) {
+	case map[string]any, []any:
+		return false, fmt.Errorf("not a bool")
 	}
 	switch strings.ToLower(toString(v)) {
 	case "true", "yes", "on", "1":

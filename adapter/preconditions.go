@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -85,12 +86,19 @@ func (r *run) capture(ctx context.Context, pc *config.Precondition, resp any) er
 }
 
 // callAPI renders and sends an api_call and returns the body of a 2xx answer.
+// A request the API client refuses (*RefusedError: the URL leaves the
+// configured API) makes the event invalid: the values that steered it came
+// from the event, and no redelivery can change them.
 func (r *run) callAPI(ctx context.Context, c *config.APICall) ([]byte, error) {
 	req, err := r.apiRequest(c)
 	if err != nil {
 		return nil, err
 	}
 	resp, err := r.p.api.Do(ctx, req)
+	var refused *RefusedError
+	if errors.As(err, &refused) {
+		r.result.InvalidEvent = true
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -108,6 +116,11 @@ func (r *run) apiRequest(c *config.APICall) (APIRequest, error) {
 	body, err := r.template(&c.Body)
 	if err != nil {
 		return APIRequest{}, err
+	}
+	if body != "" {
+		if err := config.ValidJSONBody([]byte(body)); err != nil {
+			return APIRequest{}, fmt.Errorf("%s: %w; nothing was sent", c.Body.Path, err)
+		}
 	}
 	req := APIRequest{Method: c.Method, URL: url, Timeout: int64(c.Timeout), RetryAttempts: c.RetryAttempts}
 	if body != "" {

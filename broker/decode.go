@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -38,22 +39,47 @@ const MaxEventBytes = 1 << 20
 // processed and is dead-lettered at once, never retried.
 func Decode(m Message) (adapter.Event, error) {
 	attrs := ceAttributes(m.Attributes())
-	var (
-		ev  adapter.Event
-		err error
-	)
-	if n := len(m.Body()); n > MaxEventBytes {
-		err = &adapter.InvalidEventError{EventID: attrs["id"], Reason: fmt.Sprintf(
-			"body is %d bytes, over the event size limit of %d bytes (broker.MaxEventBytes)", n, MaxEventBytes)}
-	} else if attrs.binary() {
-		ev, err = decodeBinary(attrs, m.Body())
-	} else {
-		ev, err = decodeStructured(m.Body())
-	}
+	ev, err := decodeBody(attrs, m.Body())
 	if err != nil {
 		return adapter.Event{}, withMessageID(err, m.ID())
 	}
 	return ev, nil
+}
+
+func decodeBody(attrs ceAttrs, body []byte) (adapter.Event, error) {
+	if err := checkSize(len(body), attrs["id"]); err != nil {
+		return adapter.Event{}, err
+	}
+	if attrs.binary() {
+		return decodeBinary(attrs, body)
+	}
+	return decodeStructured(body)
+}
+
+// checkSize refuses a body over MaxEventBytes.
+func checkSize(n int, id string) error {
+	if n <= MaxEventBytes {
+		return nil
+	}
+	return &adapter.InvalidEventError{EventID: id, Reason: fmt.Sprintf(
+		"body is %d bytes, over the event size limit of %d bytes (broker.MaxEventBytes)", n, MaxEventBytes)}
+}
+
+// ReadStructured reads a structured-mode CloudEvent from r (a file: the
+// dry-run's --event) and decodes it as Decode decodes a message body: at
+// most MaxEventBytes are accepted (no more than one byte past the limit is
+// ever read), then the same decoder. Every failure of the event itself is
+// an *adapter.InvalidEventError; a read failure is returned as it is.
+func ReadStructured(r io.Reader) (adapter.Event, error) {
+	body, err := io.ReadAll(io.LimitReader(r, MaxEventBytes+1))
+	if err != nil {
+		return adapter.Event{}, err
+	}
+	if len(body) > MaxEventBytes {
+		return adapter.Event{}, &adapter.InvalidEventError{Reason: fmt.Sprintf(
+			"body is over the event size limit of %d bytes (broker.MaxEventBytes)", MaxEventBytes)}
+	}
+	return decodeStructured(body)
 }
 
 // decodeStructured decodes a body holding the whole CloudEvent JSON.

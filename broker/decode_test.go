@@ -81,6 +81,8 @@ func TestDecode(t *testing.T) {
 		{fixture: "missing-id", wantErr: []string{"id: "}},
 		{fixture: "data-not-object", wantErr: []string{"invalid event e-2", "data must be a JSON object"}},
 		{fixture: "empty-body", wantErr: []string{"empty body"}},
+		{fixture: "data-and-data-base64", wantErr: []string{"msg-data-and-data-base64", "both data and data_base64"}},
+		{fixture: "duplicate-data", wantErr: []string{`member "data" is given twice`}},
 		{fixture: "binary-missing-id", wantErr: []string{"id: "}},
 		{fixture: "binary-data-not-object", wantErr: []string{"invalid event b-3", "data must be a JSON object"}},
 		{fixture: "binary-empty-body", wantErr: []string{"invalid event b-4", "data is empty"}},

@@ -43,18 +43,23 @@ type Clients struct {
 
 // HyperfleetAPIConfig configures the HyperFleet API client. Relative URLs in
 // the task config ("/clusters/x") are sent to BaseURL + "/api/hyperfleet/" +
-// Version. Defaults: version v1, timeout 10s, 3 attempts, exponential backoff.
+// Version; every request must stay under that prefix on BaseURL's origin,
+// the only one that gets the bearer token. AllowedOrigins names other
+// origins (scheme://host[:port]) that absolute task-config URLs may call,
+// without the token. Defaults: version v1, timeout 10s, 3 attempts,
+// exponential backoff, no other origin.
 type HyperfleetAPIConfig struct {
 	BaseURL string `yaml:"base_url"`
 	// ReadinessPath is what /readyz reads on BaseURL to tell the API
 	// answers (a status below 500). Default /api/hyperfleet, the API's
 	// metadata, which the real API serves without authentication.
-	ReadinessPath string   `yaml:"readiness_path"`
-	Version       string   `yaml:"version"`
-	Timeout       Duration `yaml:"timeout"`
-	RetryAttempts int      `yaml:"retry_attempts"`
-	RetryBackoff  string   `yaml:"retry_backoff"`
-	Auth          APIAuth  `yaml:"auth"`
+	ReadinessPath  string   `yaml:"readiness_path"`
+	AllowedOrigins []string `yaml:"allowed_origins"`
+	Version        string   `yaml:"version"`
+	Timeout        Duration `yaml:"timeout"`
+	RetryAttempts  int      `yaml:"retry_attempts"`
+	RetryBackoff   string   `yaml:"retry_backoff"`
+	Auth           APIAuth  `yaml:"auth"`
 }
 
 // APIAuth reads a bearer token from a file; the token itself never appears in
@@ -146,6 +151,11 @@ func (c *AdapterConfig) validate(l *errorList) {
 	}
 	if !strings.HasPrefix(api.ReadinessPath, "/") || strings.ContainsAny(api.ReadinessPath, "?#") {
 		l.add("clients.hyperfleet_api.readiness_path", "must be a path starting with /, without query or fragment, not %q", api.ReadinessPath)
+	}
+	for i, o := range api.AllowedOrigins {
+		if _, err := ParseOrigin(o); err != nil {
+			l.add(indexPath("clients.hyperfleet_api.allowed_origins", i), "%v, not %q", err, RedactURL(o))
+		}
 	}
 	oneOf(l, "clients.hyperfleet_api.retry_backoff", api.RetryBackoff, "exponential", "linear", "constant")
 	if api.RetryAttempts < 1 {

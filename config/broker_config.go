@@ -68,6 +68,8 @@ func (c *BrokerConfig) validate(l *errorList) {
 	case "rabbitmq":
 		if c.Broker.RabbitMQ.URL == "" {
 			l.add("broker.rabbitmq.url", "is required when broker.type is rabbitmq")
+		} else {
+			checkAMQPURL(l, "broker.rabbitmq.url", c.Broker.RabbitMQ.URL)
 		}
 		if c.Broker.RabbitMQ.Exchange == "" {
 			l.add("broker.rabbitmq.exchange", "is required when broker.type is rabbitmq")

@@ -187,8 +187,8 @@ func compileAPICall(l *errorList, a *APICall, path, defaultMethod string) {
 	if a.URL.Src == "" {
 		l.add(path+".url", "is required")
 	}
-	compileText(l, &a.URL)
-	compileText(l, &a.Body)
+	compileTextWith(l, &a.URL, ParseURLTemplate)
+	compileTextWith(l, &a.Body, ParseJSONTemplate)
 	for i := range a.Headers {
 		h := &a.Headers[i]
 		if h.Name == "" {

@@ -57,24 +57,64 @@ func redactValue(v reflect.Value) {
 			}
 			redactValue(v.Field(i))
 		}
+	case reflect.Slice:
+		if !v.IsNil() {
+			cp := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+			reflect.Copy(cp, v)
+			for i := 0; i < cp.Len(); i++ {
+				redactValue(cp.Index(i))
+			}
+			v.Set(cp)
+		}
 	case reflect.String:
 		v.SetString(RedactURL(v.String()))
 	}
 }
 
-// RedactURL hides the password of a URL with credentials
-// ("amqp://guest:REDACTED@host/"); other strings are returned unchanged.
+// RedactURL hides the credentials of anything that looks like a URL with
+// user info: "amqp://guest:REDACTED@host/" keeps the user name and hides
+// the password, "https://REDACTED@host" hides a lone user name (often a
+// token). A string that does not parse as a URL is redacted by its shape
+// (what sits between "://" and the last "@", or before the "@" of a
+// scheme-less "user:password@host"), so a typo in a URL never prints the
+// password. Other strings are returned unchanged.
 func RedactURL(s string) string {
-	if !strings.Contains(s, "://") || !strings.Contains(s, "@") {
+	if !strings.Contains(s, "@") {
 		return s
 	}
 	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
+	if err == nil && u.Opaque == "" && u.Host != "" {
+		if u.User == nil {
+			return s
+		}
+		if strings.Contains(s[strings.Index(s, u.Host):], "@") {
+			return redactUserInfo(s) // "u:p@ss/w@rd@host": which '@' ends the password is a guess
+		}
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), Redacted)
+		} else {
+			u.User = url.User(Redacted)
+		}
+		return u.String()
 	}
-	if _, has := u.User.Password(); !has {
-		return s
+	return redactUserInfo(s)
+}
+
+// redactUserInfo hides user info by the string's shape alone.
+func redactUserInfo(s string) string {
+	start := 0
+	if i := strings.Index(s, "://"); i >= 0 {
+		start = i + 3
 	}
-	u.User = url.UserPassword(u.User.Username(), Redacted)
-	return strings.Replace(u.String(), url.QueryEscape(Redacted), Redacted, 1)
+	rest := s[start:]
+	at := strings.LastIndex(rest, "@")
+	user, _, hasPass := strings.Cut(rest[:at], ":")
+	switch {
+	case start == 0 && !hasPass:
+		return s // "ops@example.com": no credentials
+	case hasPass && !strings.ContainsAny(user, "/?#") && user != "":
+		return s[:start] + user + ":" + Redacted + rest[at:]
+	default:
+		return s[:start] + Redacted + rest[at:]
+	}
 }

@@ -135,7 +135,8 @@ func applyOverrides(l *errorList, cfg any, envNames func(string) []string, fs *p
 	}
 }
 
-// setLeaf parses s into the leaf at path.
+// setLeaf parses s into the leaf at path. A list of strings is written
+// comma-separated ("https://a.example.com,https://b.example.com").
 func setLeaf(v reflect.Value, path, s string) error {
 	for _, key := range strings.Split(path, ".") {
 		if v.Kind() == reflect.Pointer {
@@ -167,6 +168,14 @@ func setLeaf(v reflect.Value, path, s string) error {
 			return errorf("must be a whole number, not %q", s)
 		}
 		v.SetInt(int64(i))
+	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.String:
+		var items []string
+		for _, item := range strings.Split(s, ",") {
+			if item = strings.TrimSpace(item); item != "" {
+				items = append(items, item)
+			}
+		}
+		v.Set(reflect.ValueOf(items))
 	case v.Kind() == reflect.Float64:
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil {

@@ -55,6 +55,9 @@ func Load(files Files, fs *pflag.FlagSet) (*Config, error) {
 			all = appendErr(all, files.Broker, err)
 		}
 	}
+	if len(all) == 0 {
+		all = cfg.checkAPIOrigins(files.Task)
+	}
 	if len(all) > 0 {
 		return nil, all
 	}

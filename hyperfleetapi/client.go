@@ -6,6 +6,7 @@ package hyperfleetapi
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/config"
 )
 
 // Options configures a Client. Defaults: version v1, timeout 10s, 3
@@ -27,11 +29,16 @@ type Options struct {
 	// BaseDelay is the first retry delay.
 	BaseDelay time.Duration
 	// TokenPath names a file holding a bearer token; it is read again when
-	// it changes (token rotation). Empty: no Authorization header.
+	// it changes (token rotation). Empty: no Authorization header. The token
+	// is only ever sent to BaseURL's origin, under the API prefix.
 	TokenPath string
 	// TokenCacheTTL is how long a token read from TokenPath is used before
 	// the file is looked at again. Zero: on every request.
 	TokenCacheTTL time.Duration
+	// AllowedOrigins lists other origins (scheme://host[:port]) that
+	// absolute task-config URLs may name; they never get the token. Any other
+	// origin is refused (see Resolver).
+	AllowedOrigins []string
 	// HTTPClient defaults to a client with no overall timeout (each request
 	// is bounded by Timeout through its context) that keeps up to 64 idle
 	// connections to the API (net/http's default of 2 made a busy adapter
@@ -41,8 +48,9 @@ type Options struct {
 
 // Client sends requests to the HyperFleet API. Safe for concurrent use.
 type Client struct {
-	o     Options
-	token *tokenFile
+	o        Options
+	token    *tokenFile
+	resolver *Resolver
 }
 
 // New returns a client; it does not contact the server.
@@ -64,7 +72,10 @@ func New(o Options) *Client {
 		t.MaxIdleConnsPerHost = 64
 		o.HTTPClient = &http.Client{Transport: t}
 	}
-	c := &Client{o: o}
+	c := &Client{o: o, resolver: NewResolver(o.BaseURL, o.Version, o.AllowedOrigins)}
+	hc := *o.HTTPClient
+	hc.CheckRedirect = c.checkRedirect(o.HTTPClient.CheckRedirect)
+	c.o.HTTPClient = &hc
 	if o.TokenPath != "" {
 		c.token = &tokenFile{path: o.TokenPath, ttl: o.TokenCacheTTL}
 	}
@@ -84,19 +95,26 @@ func ResolvePath(version, u string) string {
 	return "/api/hyperfleet/" + version + "/" + strings.TrimPrefix(u, "/")
 }
 
-func (c *Client) url(u string) string {
-	p := ResolvePath(c.o.Version, u)
-	if strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://") {
-		return p
-	}
-	return strings.TrimSuffix(c.o.BaseURL, "/") + p
-}
-
 // Do sends the request, retrying transport failures and 5xx/429/408 answers
 // up to the attempt limit with backoff. It returns the last answer whatever
-// its status; the error is non-nil (an *adapter.TransportError) only when no
-// answer was obtained at all, or ctx ended.
+// its status; the error is an *adapter.RefusedError when the request is
+// never sent (see Resolver; a header value with a control character), an
+// *adapter.TransportError when no answer was obtained at all, or ctx ended.
 func (c *Client) Do(ctx context.Context, req adapter.APIRequest) (adapter.APIResponse, error) {
+	if err := c.resolver.Err(); err != nil {
+		return adapter.APIResponse{}, &adapter.TransportError{Err: err}
+	}
+	u, withToken, err := c.resolver.Resolve(req.URL)
+	if err == nil {
+		err = checkHeaders(req.Headers)
+	}
+	if err != nil {
+		return adapter.APIResponse{}, &adapter.RefusedError{Method: req.Method, URL: config.RedactURL(req.URL), Reason: err.Error()}
+	}
+	return c.send(ctx, req, u.String(), withToken)
+}
+
+func (c *Client) send(ctx context.Context, req adapter.APIRequest, target string, withToken bool) (adapter.APIResponse, error) {
 	attempts := c.o.RetryAttempts
 	if req.RetryAttempts > 0 {
 		attempts = req.RetryAttempts
@@ -109,7 +127,7 @@ func (c *Client) Do(ctx context.Context, req adapter.APIRequest) (adapter.APIRes
 				break
 			}
 		}
-		resp, err = c.once(ctx, req)
+		resp, err = c.once(ctx, req, target, withToken)
 		if err == nil && !retryable(resp.Status) {
 			return resp, nil
 		}
@@ -118,6 +136,26 @@ func (c *Client) Do(ctx context.Context, req adapter.APIRequest) (adapter.APIRes
 		return resp, &adapter.TransportError{Err: err}
 	}
 	return resp, nil
+}
+
+// checkRedirect wraps the HTTP client's redirect policy (net/http's default:
+// at most 10) so a redirect never carries the bearer token out of the API:
+// net/http keeps Authorization for the same host on another port, or a
+// path outside the API prefix.
+func (c *Client) checkRedirect(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if next != nil {
+			if err := next(req, via); err != nil {
+				return err
+			}
+		} else if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		if !c.resolver.TokenAllowed(req.URL) {
+			req.Header.Del("Authorization")
+		}
+		return nil
+	}
 }
 
 func retryable(status int) bool { return status >= 500 || status == 429 || status == 408 }
@@ -133,18 +171,18 @@ func (c *Client) delay(attempt int) time.Duration {
 	}
 }
 
-func (c *Client) once(ctx context.Context, req adapter.APIRequest) (adapter.APIResponse, error) {
+func (c *Client) once(ctx context.Context, req adapter.APIRequest, target string, withToken bool) (adapter.APIResponse, error) {
 	timeout := c.o.Timeout
 	if req.Timeout > 0 {
 		timeout = time.Duration(req.Timeout)
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	hreq, err := http.NewRequestWithContext(ctx, req.Method, c.url(req.URL), bytes.NewReader(req.Body))
+	hreq, err := http.NewRequestWithContext(ctx, req.Method, target, bytes.NewReader(req.Body))
 	if err != nil {
 		return adapter.APIResponse{}, err
 	}
-	if err := c.setHeaders(hreq, req); err != nil {
+	if err := c.setHeaders(hreq, req, withToken); err != nil {
 		return adapter.APIResponse{}, err
 	}
 	hresp, err := c.o.HTTPClient.Do(hreq)
@@ -159,7 +197,9 @@ func (c *Client) once(ctx context.Context, req adapter.APIRequest) (adapter.APIR
 	return adapter.APIResponse{Status: hresp.StatusCode, Body: body}, nil
 }
 
-func (c *Client) setHeaders(hreq *http.Request, req adapter.APIRequest) error {
+// setHeaders sets the request's headers; the bearer token only when
+// withToken (the request goes to the configured API).
+func (c *Client) setHeaders(hreq *http.Request, req adapter.APIRequest, withToken bool) error {
 	if len(req.Body) > 0 {
 		hreq.Header.Set("Content-Type", "application/json")
 	}
@@ -167,7 +207,7 @@ func (c *Client) setHeaders(hreq *http.Request, req adapter.APIRequest) error {
 	for k, v := range req.Headers {
 		hreq.Header.Set(k, v)
 	}
-	if c.token == nil {
+	if c.token == nil || !withToken {
 		return nil
 	}
 	tok, err := c.token.read()

@@ -82,7 +82,7 @@ func (o Options) validate() error {
 	if o.URL == "" {
 		errs = append(errs, errors.New("url is required"))
 	} else if _, err := amqp.ParseURI(o.URL); err != nil {
-		errs = append(errs, fmt.Errorf("url %s: %w", redactURL(o.URL), err))
+		errs = append(errs, fmt.Errorf("url %s: %w", redactURL(o.URL), withoutURL(err)))
 	}
 	if o.Topic == "" {
 		errs = append(errs, errors.New("topic is required"))
@@ -103,6 +103,16 @@ func redactURL(raw string) string {
 		return "<unparsable url>"
 	}
 	return u.Redacted()
+}
+
+// withoutURL drops the URL that url.Parse (inside amqp.ParseURI) puts in
+// its errors: it holds the password.
+func withoutURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return fmt.Errorf("%v (escape reserved characters in the user name and password, e.g. %%25 for %%)", ue.Err)
+	}
+	return err
 }
 
 func durationOr(v, def time.Duration) time.Duration {

@@ -107,3 +107,14 @@ func TestPermanent(t *testing.T) {
 		}
 	}
 }
+
+// An AMQP URL that does not parse never shows its password in the
+// options error (url.Parse puts the whole URL in its errors).
+func TestUnparsableURLNotEchoed(t *testing.T) {
+	for _, raw := range []string{"amqp://admin:S3cr%t!Pass@h/", "amqp://admin:S3cr t@h/", "amqp://admin:S3cr\x01t@h/"} {
+		err := Options{URL: raw, Topic: "t", SubscriptionID: "s"}.withDefaults().validate()
+		if err == nil || strings.Contains(err.Error(), "S3cr") {
+			t.Errorf("validate(%q) = %v; want an error without the password", raw, err)
+		}
+	}
+}

@@ -56,5 +56,6 @@ func newAPI(c config.HyperfleetAPIConfig) adapter.API {
 		BaseURL: c.BaseURL, Version: c.Version, Timeout: c.Timeout.D(),
 		RetryAttempts: c.RetryAttempts, RetryBackoff: c.RetryBackoff,
 		TokenPath: c.Auth.TokenPath, TokenCacheTTL: c.Auth.TokenCacheTTL.D(),
+		AllowedOrigins: c.AllowedOrigins,
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/broker"
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi/apistub"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
@@ -96,11 +97,12 @@ func readEvent(path string) (adapter.Event, error) {
 	if path == "" {
 		return adapter.Event{}, fmt.Errorf("--event is required")
 	}
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return adapter.Event{}, fmt.Errorf("event file: %w", err)
 	}
-	ev, err := adapter.DecodeStructured(b)
+	defer f.Close()
+	ev, err := broker.ReadStructured(f)
 	if err != nil {
 		return adapter.Event{}, fmt.Errorf("%s: %w", path, err)
 	}
@@ -120,9 +122,10 @@ func (f *dryRunFlags) fakes(cfg *config.Config, clock func() time.Time) (*memmae
 			return nil, nil, fmt.Errorf("--maestro-state %s: %w", f.state, err)
 		}
 	}
-	version := cfg.Adapter.Clients.HyperfleetAPI.Version
+	apiCfg := cfg.Adapter.Clients.HyperfleetAPI
+	version := apiCfg.Version
 	if f.apiResponses == "" {
-		return store, apistub.New(version, nil), nil
+		return store, stubAt(apistub.New(version, nil), apiCfg), nil
 	}
 	r, err := os.Open(f.apiResponses)
 	if err != nil {
@@ -133,7 +136,15 @@ func (f *dryRunFlags) fakes(cfg *config.Config, clock func() time.Time) (*memmae
 	if err != nil {
 		return nil, nil, fmt.Errorf("--api-responses %s: %w", f.apiResponses, err)
 	}
-	return store, api, nil
+	return store, stubAt(api, apiCfg), nil
+}
+
+// stubAt makes the stub refuse what the configured client would refuse.
+func stubAt(s *apistub.Stub, c config.HyperfleetAPIConfig) *apistub.Stub {
+	if c.BaseURL != "" {
+		s.UseBaseURL(c.BaseURL, c.AllowedOrigins)
+	}
+	return s
 }
 
 func (f *dryRunFlags) saveState(store *memmaestro.Store) error {

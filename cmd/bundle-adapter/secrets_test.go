@@ -32,3 +32,42 @@ func TestConfigDumpNeverPrintsPasswords(t *testing.T) {
 		}
 	}
 }
+
+// A URL with credentials that does not even parse is still redacted:
+// config dump and validate errors never print its user info, whether it
+// came from a file, the environment or a flag.
+func TestUnparsableURLSecretsNeverPrinted(t *testing.T) {
+	const secret = "S3cr%t!Pass"
+	files := []string{"--config", ex + "onprem/adapter-config.yaml", "--task-config", ex + "onprem/task-config.yaml",
+		"--broker-config", ex + "onprem/broker.yaml"}
+	tests := []struct {
+		name string
+		env  [2]string
+		args []string
+	}{
+		{"broker url, dump", [2]string{"BROKER_RABBITMQ_URL", "amqp://admin:" + secret + "@h/"}, []string{"config", "dump"}},
+		{"broker url, validate", [2]string{"BROKER_RABBITMQ_URL", "amqp://admin:" + secret + "@h/"}, []string{"validate"}},
+		{"api base url env, validate", [2]string{"HYPERFLEET_API_BASE_URL", "https://svc:" + secret + "@hyperfleet.example.com"}, []string{"validate"}},
+		{"api base url env, dump", [2]string{"HYPERFLEET_API_BASE_URL", "https://svc:" + secret + "@hyperfleet.example.com"}, []string{"config", "dump"}},
+		{"api base url flag", [2]string{}, []string{"validate", "--api-base-url", "http://svc:" + secret + "@[::1"}},
+		{"maestro http address", [2]string{"HYPERFLEET_MAESTRO_HTTP_SERVER_ADDRESS", "ftp://svc:" + secret + "@m"}, []string{"validate"}},
+		{"scheme-less credentials", [2]string{"HYPERFLEET_API_BASE_URL", "svc:" + secret + "@hyperfleet.example.com"}, []string{"validate"}},
+		{"token-only user info", [2]string{"HYPERFLEET_API_BASE_URL", "https://" + secret + "@hyperfleet.example.com"}, []string{"config", "dump"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.env[0] != "" {
+				t.Setenv(tt.env[0], tt.env[1])
+			}
+			_, out, errOut := runCLI(t, append(tt.args, files...)...)
+			for _, leak := range []string{secret, "S3cr", "Pass@"} {
+				if strings.Contains(out+errOut, leak) {
+					t.Fatalf("output leaks %q:\nstdout: %s\nstderr: %s", leak, out, errOut)
+				}
+			}
+			if !strings.Contains(out+errOut, "REDACTED") {
+				t.Errorf("the secret is not shown redacted (was the value used?):\nstdout: %s\nstderr: %s", out, errOut)
+			}
+		})
+	}
+}

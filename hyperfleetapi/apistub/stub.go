@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi"
 )
 
@@ -33,9 +34,16 @@ type Call struct {
 	Body   any    `json:"body"`
 }
 
-// Stub is safe for concurrent use.
+// DefaultBaseURL is the base URL a stub resolves relative URLs against
+// until UseBaseURL names the configured one.
+const DefaultBaseURL = "http://hyperfleet-api.stub"
+
+// Stub is safe for concurrent use. It refuses what the real client refuses
+// (hyperfleetapi.Resolver): such a call is not recorded and fails with an
+// *adapter.RefusedError.
 type Stub struct {
 	version   string
+	resolver  *hyperfleetapi.Resolver
 	mu        sync.Mutex
 	responses map[string]Response
 	calls     []Call
@@ -47,7 +55,14 @@ func New(version string, responses map[string]Response) *Stub {
 	if responses == nil {
 		responses = map[string]Response{}
 	}
-	return &Stub{version: version, responses: responses, failNext: map[string]int{}}
+	return &Stub{version: version, responses: responses, failNext: map[string]int{},
+		resolver: hyperfleetapi.NewResolver(DefaultBaseURL, version, nil)}
+}
+
+// UseBaseURL resolves and checks URLs as a client configured with baseURL
+// and allowedOrigins would. Call it before the first Do.
+func (s *Stub) UseBaseURL(baseURL string, allowedOrigins []string) {
+	s.resolver = hyperfleetapi.NewResolver(baseURL, s.version, allowedOrigins)
 }
 
 // Load reads the responses file format: {"GET /api/hyperfleet/v1/clusters/c1": {"status": 200, "body": {...}}}.
@@ -93,7 +108,17 @@ func (s *Stub) Calls() []Call {
 
 // Do answers from the table.
 func (s *Stub) Do(_ context.Context, req adapter.APIRequest) (adapter.APIResponse, error) {
-	path := hyperfleetapi.ResolvePath(s.version, req.URL)
+	u, sameOrigin, err := s.resolver.Resolve(req.URL)
+	if err != nil {
+		return adapter.APIResponse{}, &adapter.RefusedError{Method: req.Method, URL: config.RedactURL(req.URL), Reason: err.Error()}
+	}
+	path := u.String()
+	if sameOrigin {
+		path = u.EscapedPath()
+		if u.RawQuery != "" {
+			path += "?" + u.RawQuery
+		}
+	}
 	key := req.Method + " " + path
 	s.mu.Lock()
 	defer s.mu.Unlock()
