@@ -30,8 +30,8 @@ var targetLabels = map[string]bool{"namespace": true, "job": true, "pod": true, 
 // registered returns every metric the metrics package registers, with its
 // label names, read from its source: each call of a method of its factory
 // type (counterVec, counter, gauge, histogram, ...) names the metric (the
-// first argument, prefixed with the bundle_adapter namespace), its help, and
-// its labels.
+// first argument, prefixed with the Namespace that method sets), its help,
+// and its labels.
 func registered(t *testing.T) map[string][]string {
 	t.Helper()
 	fset := token.NewFileSet()
@@ -40,7 +40,7 @@ func registered(t *testing.T) map[string][]string {
 		t.Fatal(err)
 	}
 	var parsed []*ast.File
-	factoryMethods := map[string]bool{}
+	factoryMethods := map[string]string{} // method -> the Namespace of the metrics it makes
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
 			continue
@@ -56,7 +56,18 @@ func registered(t *testing.T) map[string][]string {
 				continue
 			}
 			if id, ok := fd.Recv.List[0].Type.(*ast.Ident); ok && id.Name == "factory" {
-				factoryMethods[fd.Name.Name] = true
+				ns := "bundle_adapter"
+				ast.Inspect(fd.Body, func(n ast.Node) bool {
+					if kv, ok := n.(*ast.KeyValueExpr); ok {
+						if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "Namespace" {
+							if lit, ok := kv.Value.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+								ns, _ = strconv.Unquote(lit.Value)
+							}
+						}
+					}
+					return true
+				})
+				factoryMethods[fd.Name.Name] = ns
 			}
 		}
 	}
@@ -71,7 +82,11 @@ func registered(t *testing.T) map[string][]string {
 				return true
 			}
 			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok || !factoryMethods[sel.Sel.Name] || len(call.Args) < 2 {
+			if !ok {
+				return true
+			}
+			ns, isFactory := factoryMethods[sel.Sel.Name]
+			if !isFactory || len(call.Args) < 2 {
 				return true
 			}
 			var strs []string
@@ -86,7 +101,10 @@ func registered(t *testing.T) map[string][]string {
 				}
 				strs = append(strs, s)
 			}
-			name := "bundle_adapter_" + strs[0]
+			name := strs[0]
+			if ns != "" {
+				name = ns + "_" + name
+			}
 			out[name] = strs[2:]
 			if sel.Sel.Name == "histogram" || strings.HasPrefix(sel.Sel.Name, "histogram") {
 				for _, s := range []string{"_bucket", "_sum", "_count"} {
