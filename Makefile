@@ -59,3 +59,20 @@ fmt:
 
 clean:
 	rm -rf bin _output
+
+# Helm chart (charts/bundle-adapter); helm is built from its Go module and cached (hack/helm.sh).
+HELM_VALUES ?=
+.PHONY: helm-build helm-lint helm-template chart-test
+helm-build: ## build (or reuse) the cached helm binary
+	@hack/helm.sh build >/dev/null
+
+helm-lint: helm-build ## helm lint --strict the chart with its defaults and every ci/*.yaml values file
+	@set -e; helm=$$(hack/helm.sh path); \
+	$$helm lint --strict charts/bundle-adapter; \
+	for f in charts/bundle-adapter/ci/*.yaml; do $$helm lint --strict charts/bundle-adapter --values $$f; done
+
+helm-template: helm-build ## render the chart (HELM_VALUES=charts/bundle-adapter/ci/rabbitmq-values.yaml for another values file)
+	@$$(hack/helm.sh path) template bundle-adapter charts/bundle-adapter --namespace bundle-adapter $(if $(HELM_VALUES),--values $(HELM_VALUES))
+
+chart-test: helm-build ## lint, render and check the chart, its config, dashboard and alert rules (no cluster; the dry run is in make e2e)
+	REQUIRE_HELM=1 $(GO) test -count=1 ./charts/

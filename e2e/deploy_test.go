@@ -2,37 +2,47 @@ package e2e
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
+	"github.com/bundle-adapter/bundle-adapter/charts"
 )
 
-const deployDir = "../hack/deploy"
+// deployNamespace is where the chart's objects are dry-run applied: Pod
+// Security `restricted`, enforced and warned.
+const deployNamespace = "bundle-adapter-chart"
 
-// TestDeployManifestsApply applies every manifest of hack/deploy to the
-// local API server with a server-side dry-run: each file on its own, then
-// the kustomization. Any error or warning fails the test (the namespace is
-// labelled pod-security warn=restricted, so a pod template that breaks the
-// restricted profile warns). The namespace itself is applied for real,
-// since namespaced objects cannot be dry-run into a namespace that does
-// not exist; it is left in place. The generated ConfigMaps must match the
-// onprem example (render.sh --check).
-func TestDeployManifestsApply(t *testing.T) {
+// TestChartDeploys renders the Helm chart (charts/bundle-adapter) with the
+// helm binary hack/helm.sh builds (hack/e2e.sh builds it first), with the
+// chart's defaults and with every ci/*.yaml values file, and applies each
+// rendering to the local stack's API server with
+// `kubectl apply --server-side --dry-run=server --validate=strict`. Any
+// error or warning fails the test: the namespace is labelled pod-security
+// enforce=restricted and warn=restricted, so a pod template that breaks the
+// restricted profile warns. The namespace itself is applied for real
+// (namespaced objects cannot be dry-run into a namespace that does not
+// exist) and left in place. Each rendering is also linted (helm lint
+// --strict) and its mounted configuration validated by the adapter
+// (`bundle-adapter validate` with the Deployment's environment).
+func TestChartDeploys(t *testing.T) {
 	st := requireStack(t)
 	kubectl := os.Getenv("KUBECTL")
 	if kubectl == "" {
 		t.Fatal(`KUBECTL is not set: eval "$(hack/stack.sh env)"`)
 	}
-	files := deployManifests(t)
-	ns := checkOneNamespace(t, files)
+	helm, err := charts.Helm("..")
+	if err != nil {
+		t.Fatalf("%v (hack/e2e.sh runs hack/helm.sh build)", err)
+	}
+	cases, err := charts.Cases("..")
+	if err != nil {
+		t.Fatal(err)
+	}
 
-	run := func(args ...string) {
+	run := func(t *testing.T, args ...string) {
 		t.Helper()
 		cmd := exec.Command(kubectl, args...)
 		cmd.Env = append(os.Environ(), "KUBECONFIG="+st.kubeconfig)
@@ -43,85 +53,59 @@ func TestDeployManifestsApply(t *testing.T) {
 			t.Errorf("kubectl %s: %v\n%s%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
 			return
 		}
-		t.Logf("kubectl %s:\n%s", strings.Join(args[1:], " "), strings.TrimSpace(stdout.String()))
+		t.Logf("kubectl %s:\n%s", strings.Join(args, " "), strings.TrimSpace(stdout.String()))
 	}
 	apply := []string{"apply", "--server-side", "--field-manager=bundle-adapter-e2e", "--validate=strict"}
 
-	run(append(apply, "-f", filepath.Join(deployDir, "namespace.yaml"))...)
-	if t.Failed() {
-		t.Fatalf("namespace %s could not be created", ns)
-	}
-	for _, f := range files {
-		run(append(apply, "--dry-run=server", "-f", f)...)
-	}
-	run(append(apply, "--dry-run=server", "-k", deployDir)...)
-
-	render := exec.Command(filepath.Join(deployDir, "render.sh"), "--check")
-	if out, err := render.CombinedOutput(); err != nil {
-		t.Errorf("hack/deploy/render.sh --check: %v\n%s", err, out)
-	}
-}
-
-// deployManifests lists the manifest files of hack/deploy (every YAML file
-// but the kustomization).
-func deployManifests(t *testing.T) []string {
-	t.Helper()
-	all, err := filepath.Glob(filepath.Join(deployDir, "*.yaml"))
-	if err != nil {
+	nsFile := filepath.Join(t.TempDir(), "namespace.yaml")
+	ns := `apiVersion: v1
+kind: Namespace
+metadata:
+  name: ` + deployNamespace + `
+  labels:
+    pod-security.kubernetes.io/enforce: restricted
+    pod-security.kubernetes.io/warn: restricted
+`
+	if err := os.WriteFile(nsFile, []byte(ns), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var files []string
-	for _, f := range all {
-		if filepath.Base(f) != "kustomization.yaml" {
-			files = append(files, f)
-		}
+	run(t, append(apply, "-f", nsFile)...)
+	if t.Failed() {
+		t.Fatalf("namespace %s could not be created", deployNamespace)
 	}
-	if len(files) == 0 {
-		t.Fatalf("no manifests in %s", deployDir)
-	}
-	return files
-}
 
-// checkOneNamespace returns the namespace of namespace.yaml and fails the
-// test when a namespaced object of the manifests lives elsewhere or names
-// no namespace (kubectl apply -f would put it in the caller's default).
-func checkOneNamespace(t *testing.T, files []string) string {
-	t.Helper()
-	type object struct {
-		Kind     string
-		Metadata struct{ Name, Namespace string }
-	}
-	var ns string
-	var namespaced []string
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dec := yaml.NewDecoder(bytes.NewReader(b))
-		for {
-			var o object
-			if err := dec.Decode(&o); errors.Is(err, io.EOF) {
-				break
-			} else if err != nil {
-				t.Fatalf("%s: %v", f, err)
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			if out, err := charts.Lint(helm, "..", c); err != nil {
+				t.Errorf("helm lint: %v", err)
+			} else {
+				t.Logf("helm lint:\n%s", bytes.TrimSpace(out))
 			}
-			switch o.Kind {
-			case "":
-			case "Namespace":
-				ns = o.Metadata.Name
-			default:
-				namespaced = append(namespaced, filepath.Base(f)+": "+o.Kind+" "+o.Metadata.Name+" in "+o.Metadata.Namespace)
+			release := "e2e-" + c.Name
+			out, err := charts.Template(helm, "..", release, deployNamespace, c)
+			if err != nil {
+				t.Fatalf("helm template: %v", err)
 			}
-		}
+			objs, err := charts.Split(out)
+			if err != nil {
+				t.Fatalf("rendered YAML: %v", err)
+			}
+			for _, o := range objs {
+				if o.Metadata.Namespace != "" && o.Metadata.Namespace != deployNamespace {
+					t.Errorf("%s %s renders into namespace %s, want %s", o.Kind, o.Metadata.Name, o.Metadata.Namespace, deployNamespace)
+				}
+			}
+			f := filepath.Join(t.TempDir(), c.Name+".yaml")
+			if err := os.WriteFile(f, out, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			run(t, append(apply, "--dry-run=server", "--namespace", deployNamespace, "-f", f)...)
+
+			if vout, ok, err := charts.Validate(adapterBin, objs, t.TempDir()); err != nil {
+				t.Error(err)
+			} else if ok {
+				t.Logf("bundle-adapter validate: %s", bytes.TrimSpace(vout))
+			}
+		})
 	}
-	if ns == "" {
-		t.Fatalf("no Namespace among %v", files)
-	}
-	for _, n := range namespaced {
-		if !strings.HasSuffix(n, " in "+ns) {
-			t.Errorf("%s, want namespace %s", n, ns)
-		}
-	}
-	return ns
 }

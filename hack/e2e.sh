@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # hack/e2e.sh is `make e2e`: it brings the real stack up (Maestro on
 # PostgreSQL, etcd + kube-apiserver + kube-controller-manager, one real
-# Maestro agent for the e2e consumer), runs the end-to-end tests against it
-# with RabbitMQ, and takes the stack down again (KEEP_STACK=1 keeps it).
+# Maestro agent for the e2e consumer) and builds helm (hack/helm.sh, for the
+# chart's server-side dry run), runs the end-to-end tests against it with
+# RabbitMQ, and takes the stack down again (KEEP_STACK=1 keeps it).
 # Binaries are built once and cached by version (see hack/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CONSUMER=${E2E_CONSUMER:-e2e-cluster}
+start=$SECONDS
+# helm renders the chart for e2e/deploy_test.go (built once, cached by version).
+hack/helm.sh build >/dev/null
+echo "e2e.sh: helm ready in $((SECONDS - start))s"
 start=$SECONDS
 MAESTRO_FRESH=${MAESTRO_FRESH:-1} hack/stack.sh up "${CONSUMER}" >/dev/null
 eval "$(hack/stack.sh env)"
