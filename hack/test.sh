@@ -41,5 +41,11 @@ start_maestro() {
 if ! start_maestro && [[ "${REQUIRE_INTEGRATION:-0}" == 1 ]]; then
 	say "REQUIRE_INTEGRATION=1 but Maestro was not started"; exit 1
 fi
+# The chart tests need helm (built from its Go module and cached, like
+# Maestro); they skip without it, except in CI, which builds it first.
+if [[ "${REQUIRE_INTEGRATION:-0}" == 1 ]]; then
+	hack/helm.sh build >/dev/null
+	export REQUIRE_HELM=1
+fi
 # shellcheck disable=SC2086
 go test -race -count=1 ${GO_TEST_FLAGS:-} ./...
