@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"time"
 
 	workv1 "open-cluster-management.io/api/work/v1"
 
@@ -46,10 +47,16 @@ func (x *maestro) Update(ctx context.Context, consumer string, observed, desired
 }
 
 func (x *maestro) Delete(ctx context.Context, consumer, name string) error {
+	start := time.Now()
 	err := x.next.Delete(ctx, consumer, name)
 	x.c.maestroRequests.WithLabelValues("delete", maestroCode(err)).Inc()
+	if hf := x.c.hyperfleet(); hf != nil {
+		hf.deleteSent(err, time.Since(start))
+	}
 	return err
 }
+
+func isNotFound(err error) bool { return errors.Is(err, adapter.ErrNotFound) }
 
 // maestroCode names a Maestro result for the code label.
 func maestroCode(err error) string {

@@ -28,6 +28,8 @@ type Metrics struct {
 	redeliveries    prometheus.Counter
 	deadLetters     *prometheus.CounterVec
 
+	hf *hyperfleet // HyperFleet adapter's names (HyperFleet); nil until registered
+
 	mu      sync.Mutex
 	pending map[string]adapter.State // consumer/work -> pending or stalled
 }
@@ -90,6 +92,9 @@ func (m *Metrics) Hooks() broker.Hooks {
 func (m *Metrics) processed(res *adapter.Result, took time.Duration, outcome string) {
 	m.events.WithLabelValues(outcome).Inc()
 	m.eventDuration.Observe(took.Seconds())
+	if hf := m.hyperfleet(); hf != nil {
+		hf.processed(res, took)
+	}
 	for _, b := range res.Bundles {
 		if b.Operation == "" {
 			continue
@@ -119,6 +124,9 @@ func (m *Metrics) track(b adapter.Outcome) {
 	}
 	m.pendingDeletion.Set(float64(len(m.pending)))
 	m.stalled.Set(float64(stalled))
+	if m.hf != nil {
+		m.hf.inProgress.WithLabelValues(resourceType).Set(float64(len(m.pending)))
+	}
 }
 
 func (m *Metrics) deadLettered(reason string) {
@@ -130,4 +138,10 @@ func (m *Metrics) deadLettered(reason string) {
 		kind = "invalid"
 	}
 	m.deadLetters.WithLabelValues(kind).Inc()
+}
+
+func (m *Metrics) hyperfleet() *hyperfleet {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.hf
 }

@@ -64,6 +64,7 @@ func (f *serveFlags) run(cmd *cobra.Command) error {
 // serve runs until ctx is done, then shuts down gracefully.
 func serve(ctx context.Context, cfg *config.Config, listen string, log *slog.Logger) error {
 	m := metrics.New()
+	m.HyperFleet(metrics.BuildInfo{Component: cfg.Adapter.Adapter.Name, Version: version, Commit: commit})
 	mc, err := newMaestro(context.WithoutCancel(ctx), cfg.Adapter.Clients.Maestro, log)
 	if err != nil {
 		return fmt.Errorf("maestro client: %w", err)
