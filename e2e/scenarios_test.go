@@ -96,6 +96,25 @@ func TestNewClusterIsAppliedAndReported(t *testing.T) {
 	if _, gen, _, err := jobState(kc, c.jobName()); err != nil || gen != "1" {
 		t.Errorf("Job in the API server: generation %q, %v", gen, err)
 	}
+	// After real events, both metric sets count them: ours and HyperFleet
+	// adapter's names, which its dashboards and alerts read.
+	m := e.proc.scrape()
+	checks := []struct {
+		name   string
+		labels []string
+	}{
+		{"bundle_adapter_events_total", []string{`outcome="acked"`}},
+		{"bundle_adapter_bundle_operations_total", []string{`operation="create"`}},
+		{"hyperfleet_adapter_events_processed_total", []string{`status="success"`}},
+		{"hyperfleet_adapter_event_processing_duration_seconds_count", nil},
+		{"hyperfleet_adapter_up", nil},
+		{"hyperfleet_adapter_build_info", nil},
+	}
+	for _, c := range checks {
+		if got := m.Sum(c.name, c.labels...); got < 1 {
+			t.Errorf("%s%v = %v after a real event, want >= 1", c.name, c.labels, got)
+		}
+	}
 }
 
 // Scenario 2: the same event 20 times makes zero Maestro writes and one
