@@ -133,6 +133,7 @@ func (c *AdapterConfig) validate(l *errorList) {
 	if api.RetryAttempts < 1 {
 		l.add("clients.hyperfleet_api.retry_attempts", "must be at least 1")
 	}
+	checkRetryAttempts(l, "clients.hyperfleet_api.retry_attempts", api.RetryAttempts)
 	c.Clients.Maestro.validate(l, "clients.maestro")
 }
 
@@ -162,4 +163,6 @@ func (m *MaestroConfig) validate(l *errorList, path string) {
 	if m.Auth.Type == "" && !m.Insecure {
 		l.add(path+".auth.type", "set auth.type: tls, or insecure: true to talk to Maestro without TLS")
 	}
+	checkRetryAttempts(l, path+".retry_attempts", m.RetryAttempts)
+	m.validateTransport(l, path)
 }

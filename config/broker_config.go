@@ -88,4 +88,5 @@ func (c *BrokerConfig) validate(l *errorList) {
 	if c.Broker.Delivery.MaxDeliveries < 1 {
 		l.add("broker.delivery.max_deliveries", "must be at least 1")
 	}
+	checkBackoffs(l, "broker.delivery", c.Broker.Delivery.MinBackoff, c.Broker.Delivery.MaxBackoff)
 }
