@@ -114,7 +114,7 @@ func (c *Consumer) Consume(ctx context.Context, handle func(broker.Message)) err
 		if !broker.Wait(ctx, backoff) {
 			return nil
 		}
-		backoff = min(2*backoff, c.opts.ReconnectMaxBackoff)
+		backoff = broker.NextBackoff(backoff, c.opts.ReconnectMaxBackoff)
 		if err := ensure(ctx, c.client, c.opts); permanent(err) {
 			return err
 		}
