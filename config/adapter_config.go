@@ -92,12 +92,17 @@ type MaestroAuth struct {
 }
 
 // TLSConfig holds file paths only; key material is read at start-up.
+// With auth.type tls both connections (source gRPC and REST over https)
+// present the client certificate CertFile/KeyFile. CAFile and ServerName
+// check the gRPC server, and the REST server unless HTTPCAFile or
+// HTTPServerName say otherwise.
 type TLSConfig struct {
-	CAFile     string `yaml:"ca_file"`
-	CertFile   string `yaml:"cert_file"`
-	KeyFile    string `yaml:"key_file"`
-	ServerName string `yaml:"server_name"`
-	HTTPCAFile string `yaml:"http_ca_file"`
+	CAFile         string `yaml:"ca_file"`
+	CertFile       string `yaml:"cert_file"`
+	KeyFile        string `yaml:"key_file"`
+	ServerName     string `yaml:"server_name"`
+	HTTPCAFile     string `yaml:"http_ca_file"`
+	HTTPServerName string `yaml:"http_server_name"`
 }
 
 // KubernetesClient is accepted for compatibility and otherwise ignored.
