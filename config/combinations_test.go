@@ -32,6 +32,12 @@ func TestImpossibleCombinations(t *testing.T) {
 		{"broker", "broker/backoff-swapped.yaml", []string{
 			`backoff-swapped.yaml:5: broker.delivery.min_backoff: 2m0s is above max_backoff 1m0s`,
 		}},
+		{"broker", "broker/pubsub-insecure.yaml", []string{
+			`pubsub-insecure.yaml:5: broker.googlepubsub.insecure: requires endpoint (an emulator): Google's endpoint is always reached over TLS`,
+		}},
+		{"broker", "broker/pubsub-endpoint.yaml", []string{
+			`pubsub-endpoint.yaml:6: broker.googlepubsub.endpoint: must be host:port, not "pubsub-emulator"`,
+		}},
 		{"broker", "broker/backoff-too-long.yaml", []string{
 			`backoff-too-long.yaml:5: broker.delivery.max_backoff: must be at most 10m0s (config.MaxBackoff), not 100000h0m0s`,
 		}},
