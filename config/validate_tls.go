@@ -34,7 +34,8 @@ func (m *MaestroConfig) validateTransport(l *errorList, path string) {
 	}
 }
 
-// checkTLSFile reports a set path that is not a readable regular file.
+// checkTLSFile reports a set path that is not a regular file of at most
+// MaxFileBytes.
 func checkTLSFile(l *errorList, path, file string) {
 	if file == "" {
 		return
@@ -44,7 +45,7 @@ func checkTLSFile(l *errorList, path, file string) {
 		l.add(path, "cannot read %q: %v", file, unwrapPathErr(err))
 		return
 	}
-	if !fi.Mode().IsRegular() {
-		l.add(path, "cannot read %q: not a regular file (%s)", file, describeMode(fi.Mode()))
+	if err := checkRegular(fi, MaxFileBytes); err != nil {
+		l.add(path, "cannot read %q: %v", file, err)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 	"strings"
 	"sync/atomic"
 
@@ -115,7 +114,7 @@ func newDialer(opts Options) (*grpcoptions.GRPCDialer, error) {
 	}
 	dialer := &grpcoptions.GRPCDialer{URL: opts.GRPCAddress, TLSConfig: tlsCfg}
 	if opts.GRPCTokenFile != "" {
-		token, err := os.ReadFile(opts.GRPCTokenFile)
+		token, err := readSmallFile(opts.GRPCTokenFile)
 		if err != nil {
 			return nil, fmt.Errorf("grpc: read token file: %w", err)
 		}
