@@ -17,8 +17,9 @@ import (
 // Hostile or careless config files: each must fail fast, with a clear error
 // naming the file, and never crash, hang or exhaust memory. A load that
 // would crash (stack overflow, out of memory) or hang takes the test binary
-// with it, so every row loads in a child process of this test binary,
-// bounded by a stack limit, a heap watchdog and a deadline.
+// with it, so every row that did so before the bounds existed loads in a
+// child process of this test binary, bounded by a stack limit, a heap
+// watchdog and a deadline; the others load in this process.
 func TestHostileConfigFiles(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo.yaml")
@@ -67,7 +68,12 @@ func TestHostileConfigFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out := loadInChild(t, tt.loader, tt.file)
+			var out string
+			if crashOrHang[tt.name] {
+				out = loadInChild(t, tt.loader, tt.file)
+			} else {
+				out = loadHere(tt.loader, tt.file)
+			}
 			for _, w := range tt.want {
 				if !strings.Contains(out, w) {
 					t.Errorf("want %q in the load's outcome:\n%s", w, out)
@@ -75,6 +81,34 @@ func TestHostileConfigFiles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// crashOrHang names the rows of TestHostileConfigFiles that crashed, hung
+// or exhausted memory before the bounds existed.
+var crashOrHang = map[string]bool{
+	"merge key into itself": true, "nested merge keys": true, "450 aliases of a 450-element list": true,
+	"alias bomb in a manifest ref": true, "alias bomb in a build ref": true,
+	"task config /dev/zero": true, "adapter config FIFO": true, "manifest ref to a FIFO": true,
+}
+
+// loadHere loads file with the named loader and returns its error text, or
+// "loaded".
+func loadHere(loader, file string) string {
+	var err error
+	switch loader {
+	case "task":
+		_, err = LoadTaskConfig(file)
+	case "adapter":
+		_, err = LoadAdapterConfig(file, nil)
+	case "broker":
+		_, err = LoadBrokerConfig(file)
+	default:
+		err = fmt.Errorf("unknown loader %q", loader)
+	}
+	if err == nil {
+		return "loaded"
+	}
+	return err.Error()
 }
 
 // copyHostileRefFixture makes a folder holding ref-fifo.yaml and, beside
@@ -140,22 +174,7 @@ func TestLoadChild(t *testing.T) {
 	}
 	debug.SetMaxStack(childMaxStack)
 	go childWatchdog()
-	var err error
-	switch loader {
-	case "task":
-		_, err = LoadTaskConfig(file)
-	case "adapter":
-		_, err = LoadAdapterConfig(file, nil)
-	case "broker":
-		_, err = LoadBrokerConfig(file)
-	default:
-		err = fmt.Errorf("unknown loader %q", loader)
-	}
-	if err == nil {
-		fmt.Println("loaded")
-		return
-	}
-	fmt.Println(err)
+	fmt.Println(loadHere(loader, file))
 }
 
 // childWatchdog ends the child process once it ran past childDeadline or
