@@ -122,18 +122,11 @@ func (m *Manifest) Kinds() []string {
 // and so are aliases that expand past MaxYAMLNodes or MaxYAMLDepth (checked
 // before anything expands them).
 func manifestDecodeYAML(data []byte) (any, error) {
-	root, err := parseYAML(data)
-	if err != nil || root == nil {
-		if ye := (*yamlError)(nil); errors.As(err, &ye) && ye.Extra {
-			return nil, errors.New("more than one YAML document; a manifest file holds one ManifestWork")
-		}
-		return nil, err
+	v, err := DecodeYAML(data)
+	if ye := (*yamlError)(nil); errors.As(err, &ye) && ye.Extra {
+		return nil, errors.New("more than one YAML document; a manifest file holds one ManifestWork")
 	}
-	var v any
-	if err := root.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
+	return v, err
 }
 
 // manifestCountActions counts "{{" in the string values of a decoded tree

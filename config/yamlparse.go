@@ -41,3 +41,20 @@ func isEmptyDocument(root *yaml.Node) bool {
 	n := resolve(root)
 	return n == nil || isNull(n)
 }
+
+// DecodeYAML decodes data, which must hold at most one YAML document, into
+// plain values (map[string]any, []any, scalars), after checking that its
+// aliases and merge keys expand within MaxYAMLNodes and MaxYAMLDepth: a
+// hostile document fails fast instead of expanding. No document decodes to
+// nil. For YAML produced at run time, such as a rendered Whole manifest.
+func DecodeYAML(data []byte) (any, error) {
+	root, err := parseYAML(data)
+	if err != nil || root == nil {
+		return nil, err
+	}
+	var v any
+	if err := root.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
