@@ -23,7 +23,8 @@ type DispatcherOptions struct {
 	// dead-lettered; default 5.
 	MaxDeliveries int
 	// MinBackoff and MaxBackoff bound the redelivery delay, which doubles
-	// with every delivery; defaults 1s and 1m.
+	// with every delivery; defaults 1s and 1m. MaxBackoff is capped at
+	// MaxBackoff (the constant), and MinBackoff at MaxBackoff.
 	MinBackoff, MaxBackoff time.Duration
 	// Hooks observe outcomes (metrics); optional.
 	Hooks Hooks
@@ -94,9 +95,11 @@ func NewDispatcher(o DispatcherOptions) (*Dispatcher, error) {
 	if o.MinBackoff <= 0 {
 		o.MinBackoff = time.Second
 	}
-	if o.MaxBackoff < o.MinBackoff {
-		o.MaxBackoff = max(time.Minute, o.MinBackoff)
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = time.Minute
 	}
+	o.MaxBackoff = min(o.MaxBackoff, MaxBackoff)
+	o.MinBackoff = min(o.MinBackoff, o.MaxBackoff)
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}

@@ -43,7 +43,7 @@ func (d *Dispatcher) settle(ctx context.Context, abandoned bool, it *item, res *
 func (d *Dispatcher) backoff(deliveries int) time.Duration {
 	delay := d.o.MinBackoff
 	for i := 1; i < deliveries && delay < d.o.MaxBackoff; i++ {
-		delay *= 2
+		delay = NextBackoff(delay, d.o.MaxBackoff)
 	}
 	return min(delay, d.o.MaxBackoff)
 }

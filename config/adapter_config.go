@@ -112,12 +112,17 @@ type MaestroAuth struct {
 }
 
 // TLSConfig holds file paths only; key material is read at start-up.
+// With auth.type tls both connections (source gRPC and REST over https)
+// present the client certificate CertFile/KeyFile. CAFile and ServerName
+// check the gRPC server, and the REST server unless HTTPCAFile or
+// HTTPServerName say otherwise.
 type TLSConfig struct {
-	CAFile     string `yaml:"ca_file"`
-	CertFile   string `yaml:"cert_file"`
-	KeyFile    string `yaml:"key_file"`
-	ServerName string `yaml:"server_name"`
-	HTTPCAFile string `yaml:"http_ca_file"`
+	CAFile         string `yaml:"ca_file"`
+	CertFile       string `yaml:"cert_file"`
+	KeyFile        string `yaml:"key_file"`
+	ServerName     string `yaml:"server_name"`
+	HTTPCAFile     string `yaml:"http_ca_file"`
+	HTTPServerName string `yaml:"http_server_name"`
 }
 
 // KubernetesClient is accepted for compatibility and otherwise ignored.
@@ -161,6 +166,7 @@ func (c *AdapterConfig) validate(l *errorList) {
 	if api.RetryAttempts < 1 {
 		l.add("clients.hyperfleet_api.retry_attempts", "must be at least 1")
 	}
+	checkRetryAttempts(l, "clients.hyperfleet_api.retry_attempts", api.RetryAttempts)
 	c.Clients.Maestro.validate(l, "clients.maestro")
 	if c.Clients.Kubernetes != nil {
 		l.warn("clients.kubernetes", "is ignored: bundle-adapter delivers bundles through Maestro only; a task config with transport.client: kubernetes is refused")
@@ -196,4 +202,6 @@ func (m *MaestroConfig) validate(l *errorList, path string) {
 	if m.Auth.Type == "" && !m.Insecure {
 		l.add(path+".auth.type", "set auth.type: tls, or insecure: true to talk to Maestro without TLS")
 	}
+	checkRetryAttempts(l, path+".retry_attempts", m.RetryAttempts)
+	m.validateTransport(l, path)
 }

@@ -1,5 +1,7 @@
 package config
 
+import "net"
+
 // BrokerConfig is broker.yaml (path from BROKER_CONFIG_FILE). Every leaf can be
 // overridden by the environment variable named by its upper-cased path, e.g.
 // BROKER_RABBITMQ_URL or SUBSCRIBER_PARALLELISM.
@@ -33,7 +35,14 @@ type GooglePubSub struct {
 	DeadLetterMaxAttempts  int    `yaml:"dead_letter_max_attempts"`
 	DeadLetterTopic        string `yaml:"dead_letter_topic"`
 	MaxOutstandingMessages int    `yaml:"max_outstanding_messages"`
-	Endpoint               string `yaml:"endpoint"`
+	// Endpoint (host:port) replaces Google's endpoint. A loopback address
+	// (an emulator beside the adapter) is reached in plaintext without
+	// credentials, any other over TLS with Application Default Credentials
+	// unless Insecure is set.
+	Endpoint string `yaml:"endpoint"`
+	// Insecure reaches a non-loopback Endpoint in plaintext without
+	// credentials (an emulator on another host); requires Endpoint.
+	Insecure bool `yaml:"insecure"`
 }
 
 // DeliveryRules is the at-least-once contract shared by both brokers: a failed
@@ -79,6 +88,7 @@ func (c *BrokerConfig) validate(l *errorList) {
 		if c.Broker.GooglePubSub.ProjectID == "" {
 			l.add("broker.googlepubsub.project_id", "is required when broker.type is googlepubsub")
 		}
+		c.Broker.GooglePubSub.validateEndpoint(l, "broker.googlepubsub")
 	case "":
 		l.add("broker.type", "is required (rabbitmq or googlepubsub)")
 	default:
@@ -89,5 +99,19 @@ func (c *BrokerConfig) validate(l *errorList) {
 	}
 	if c.Broker.Delivery.MaxDeliveries < 1 {
 		l.add("broker.delivery.max_deliveries", "must be at least 1")
+	}
+	checkBackoffs(l, "broker.delivery", c.Broker.Delivery.MinBackoff, c.Broker.Delivery.MaxBackoff)
+}
+
+// validateEndpoint refuses an endpoint that is not host:port and insecure
+// without an endpoint.
+func (p *GooglePubSub) validateEndpoint(l *errorList, path string) {
+	if p.Endpoint != "" {
+		if _, _, err := net.SplitHostPort(p.Endpoint); err != nil {
+			l.add(path+".endpoint", "must be host:port, not %q", p.Endpoint)
+		}
+	}
+	if p.Insecure && p.Endpoint == "" {
+		l.add(path+".insecure", "requires endpoint (an emulator): Google's endpoint is always reached over TLS")
 	}
 }

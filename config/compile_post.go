@@ -1,11 +1,5 @@
 package config
 
-import (
-	"os"
-
-	"gopkg.in/yaml.v3"
-)
-
 func compilePost(l *errorList, env *CELEnv, dir string, p *Post) {
 	for i := range p.Payloads {
 		compilePayload(l, env, dir, &p.Payloads[i], indexPath("post.payloads", i))
@@ -50,13 +44,17 @@ func loadBuildRef(l *errorList, dir, ref, path string) any {
 		l.add(path, "%v", err)
 		return nil
 	}
-	data, err := os.ReadFile(file)
+	data, err := readFileBounded(file, MaxFileBytes)
 	if err != nil {
-		l.add(path, "cannot read %s: %v", ref, unwrapPathErr(err))
+		l.add(path, "cannot read %s: %v", ref, err)
 		return nil
 	}
+	root, err := parseYAML(data)
 	var out any
-	if err := yaml.Unmarshal(data, &out); err != nil {
+	if err == nil && root != nil {
+		err = root.Decode(&out)
+	}
+	if err != nil {
 		l.add(path, "%s: invalid YAML: %v", ref, err)
 		return nil
 	}

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -74,9 +73,9 @@ func compileManifest(l *errorList, dir string, r *Resource, path string) {
 			l.add(path+".ref", "%v", ferr)
 			return
 		}
-		data, rerr := os.ReadFile(file)
+		data, rerr := readFileBounded(file, MaxFileBytes)
 		if rerr != nil {
-			l.add(path+".ref", "cannot read %s: %v", m.Ref, unwrapPathErr(rerr))
+			l.add(path+".ref", "cannot read %s: %v", m.Ref, rerr)
 			return
 		}
 		m.Compiled, err = CompileManifestFile(file, data)

@@ -199,4 +199,5 @@ func compileAPICall(l *errorList, a *APICall, path, defaultMethod string) {
 	if a.RetryBackoff != "" {
 		oneOf(l, path+".retry_backoff", a.RetryBackoff, "exponential", "linear", "constant")
 	}
+	checkRetryAttempts(l, path+".retry_attempts", a.RetryAttempts)
 }

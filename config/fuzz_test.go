@@ -81,10 +81,11 @@ func checkLoadError(t *testing.T, path string, err error) {
 // never panics; it succeeds with a config or fails with config.Errors whose
 // every entry names the file.
 //
-// Seeds: testdata/fuzz/FuzzLoadTaskConfig (regressions included), the
-// examples, the broken fixtures and the adapter tests' task configs.
+// Seeds: testdata/fuzz/FuzzLoadTaskConfig (regressions included; YAML
+// anchors, aliases and merge keys among them), the examples, the broken
+// and hostile fixtures and the adapter tests' task configs.
 func FuzzLoadTaskConfig(f *testing.F) {
-	fuzzSeeds(f, "examples/*/task-config.yaml", "testdata/broken/*.yaml", "../adapter/testdata/*.yaml")
+	fuzzSeeds(f, "examples/*/task-config.yaml", "testdata/broken/*.yaml", "testdata/hostile/*.yaml", "../adapter/testdata/*.yaml")
 	dir := fuzzBundleDir(f)
 	path := filepath.Join(dir, "task-config.yaml")
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -101,7 +102,7 @@ func FuzzLoadTaskConfig(f *testing.F) {
 
 // FuzzLoadAdapterConfig: the same for the adapter config.
 func FuzzLoadAdapterConfig(f *testing.F) {
-	fuzzSeeds(f, "examples/*/adapter-config.yaml", "testdata/adapter/*.yaml")
+	fuzzSeeds(f, "examples/*/adapter-config.yaml", "testdata/adapter/*.yaml", "testdata/hostile/*.yaml")
 	path := filepath.Join(f.TempDir(), "adapter-config.yaml")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -113,4 +114,52 @@ func FuzzLoadAdapterConfig(f *testing.F) {
 			t.Fatal("LoadAdapterConfig returned neither a config nor an error")
 		}
 	})
+}
+
+// FuzzParseYAML: whatever the bytes, parseYAML never panics or hangs, and a
+// document it accepts decodes (as the config decoders would, expanding
+// every alias and merge key) into at most MaxYAMLNodes values nested at
+// most MaxYAMLDepth deep.
+//
+// Seeds: testdata/fuzz/FuzzParseYAML and the hostile fixtures.
+func FuzzParseYAML(f *testing.F) {
+	fuzzSeeds(f, "testdata/hostile/*.yaml", "testdata/hostile/bundles/*.yaml", "examples/*/*.yaml")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		root, err := parseYAML(data)
+		if err != nil || root == nil {
+			return
+		}
+		var v any
+		if err := root.Decode(&v); err != nil {
+			return
+		}
+		if n, depth := countValues(v, 0); n > MaxYAMLNodes || depth > MaxYAMLDepth+1 {
+			t.Fatalf("accepted a document that decodes to %d values nested %d deep", n, depth)
+		}
+	})
+}
+
+// countValues counts the values of a decoded document and its depth.
+func countValues(v any, depth int) (n, maxDepth int) {
+	n, maxDepth = 1, depth
+	visit := func(c any) {
+		cn, cd := countValues(c, depth+1)
+		n += cn
+		maxDepth = max(maxDepth, cd)
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for _, c := range x {
+			visit(c)
+		}
+	case map[any]any:
+		for _, c := range x {
+			visit(c)
+		}
+	case []any:
+		for _, c := range x {
+			visit(c)
+		}
+	}
+	return n, maxDepth
 }

@@ -120,24 +120,41 @@ func LoadTaskConfig(path string) (*TaskConfig, error) {
 	}
 	d := &decoder{errs: l}
 	d.decode(unwrap(d, root, &cfg.Metadata), reflectValue(cfg), "")
+	if cfg.isEmpty() {
+		l.add("", "has no params, resources or post: a task config must do something")
+	}
 	compileTask(l, cfg)
 	return cfg, l.result()
 }
 
+// readYAML reads a config file (a regular file of at most MaxFileBytes)
+// and parses its one YAML document, refusing aliases and merge keys that
+// expand past MaxYAMLNodes or MaxYAMLDepth before anything decodes them. A
+// file without a document, or whose document is null ("---", "null", "~"),
+// is an error.
 func readYAML(path string, l *errorList) (*yaml.Node, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFileBounded(path, MaxFileBytes)
 	if err != nil {
-		return nil, Errors{{File: path, Msg: fmt.Sprintf("cannot read: %v", unwrapPathErr(err))}}
+		return nil, Errors{{File: path, Msg: fmt.Sprintf("cannot read: %v", err)}}
 	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, Errors{{File: path, Msg: "invalid YAML: " + err.Error()}}
+	root, err := parseYAML(data)
+	if err != nil {
+		return nil, Errors{yamlFieldError(path, err)}
 	}
-	if root.Kind == 0 || resolve(&root) == nil {
-		return nil, Errors{{File: path, Msg: "file is empty"}}
+	if root == nil || isEmptyDocument(root) {
+		return nil, Errors{{File: path, Msg: "file is empty (no YAML document, or a null one)"}}
 	}
 	l.lines[""] = 1
-	return &root, nil
+	return root, nil
+}
+
+// yamlFieldError names the file and, when known, the line of a YAML error.
+func yamlFieldError(path string, err error) FieldError {
+	var ye *yamlError
+	if errors.As(err, &ye) {
+		return FieldError{File: path, Line: ye.Line, Msg: "invalid YAML: " + ye.Msg}
+	}
+	return FieldError{File: path, Msg: "invalid YAML: " + err.Error()}
 }
 
 func unwrapPathErr(err error) error {
@@ -153,6 +170,12 @@ func (l *errorList) result() error {
 		return nil
 	}
 	return l.errs.sorted()
+}
+
+// isEmpty reports a task config that would do nothing at all.
+func (c *TaskConfig) isEmpty() bool {
+	noPost := c.Post == nil || (len(c.Post.Payloads) == 0 && len(c.Post.PostActions) == 0)
+	return len(c.Params) == 0 && len(c.Resources) == 0 && noPost
 }
 
 // Dir is the folder manifest refs of this task config resolve against.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"reflect"
 	"regexp"
@@ -74,6 +73,9 @@ func CompileManifest(path string, raw any) (*Manifest, error) {
 // yaml's line number.
 func CompileManifestFile(file string, data []byte) (*Manifest, error) {
 	raw, yamlErr := manifestDecodeYAML(data)
+	if ye := (*yamlError)(nil); errors.As(yamlErr, &ye) && ye.Bound {
+		return nil, fmt.Errorf("%s: %w", file, yamlErr)
+	}
 	actions := bytes.Count(data, []byte("{{"))
 	if yamlErr == nil && actions > 0 {
 		inStrings, inKeys := manifestCountActions(raw)
@@ -116,24 +118,15 @@ func (m *Manifest) Kinds() []string {
 	return manifestTreeKinds(m.Tree)
 }
 
-// manifestDecodeYAML decodes one YAML document; more than one is an error.
+// manifestDecodeYAML decodes one YAML document; more than one is an error,
+// and so are aliases that expand past MaxYAMLNodes or MaxYAMLDepth (checked
+// before anything expands them).
 func manifestDecodeYAML(data []byte) (any, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	var extra any
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		if err != nil {
-			return nil, err
-		}
+	v, err := DecodeYAML(data)
+	if ye := (*yamlError)(nil); errors.As(err, &ye) && ye.Extra {
 		return nil, errors.New("more than one YAML document; a manifest file holds one ManifestWork")
 	}
-	return v, nil
+	return v, err
 }
 
 // manifestCountActions counts "{{" in the string values of a decoded tree

@@ -26,7 +26,8 @@ type Options struct {
 	RetryAttempts int
 	// RetryBackoff is exponential, linear or constant.
 	RetryBackoff string
-	// BaseDelay is the first retry delay.
+	// BaseDelay is the first retry delay; every delay is capped at
+	// MaxRetryDelay.
 	BaseDelay time.Duration
 	// TokenPath names a file holding a bearer token; it is read again when
 	// it changes (token rotation). Empty: no Authorization header. The token
@@ -161,14 +162,7 @@ func (c *Client) checkRedirect(next func(*http.Request, []*http.Request) error) 
 func retryable(status int) bool { return status >= 500 || status == 429 || status == 408 }
 
 func (c *Client) delay(attempt int) time.Duration {
-	switch c.o.RetryBackoff {
-	case "constant":
-		return c.o.BaseDelay
-	case "linear":
-		return c.o.BaseDelay * time.Duration(attempt)
-	default:
-		return c.o.BaseDelay << (attempt - 1)
-	}
+	return retryDelay(c.o.RetryBackoff, c.o.BaseDelay, attempt)
 }
 
 func (c *Client) once(ctx context.Context, req adapter.APIRequest, target string, withToken bool) (adapter.APIResponse, error) {

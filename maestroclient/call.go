@@ -26,8 +26,16 @@ func (c *Client) call(ctx context.Context, op, consumer, name string, try func(c
 		if werr := sleep(ctx, backoff); werr != nil {
 			return wrapCall(op, consumer, name, fmt.Errorf("%w (gave up retrying: %w)", err, werr))
 		}
-		backoff = min(2*backoff, c.opts.Retry.MaxBackoff)
+		backoff = nextBackoff(backoff, c.opts.Retry.MaxBackoff)
 	}
+}
+
+// nextBackoff doubles cur up to max without overflowing.
+func nextBackoff(cur, max time.Duration) time.Duration {
+	if cur <= 0 || cur >= max/2 {
+		return max
+	}
+	return 2 * cur
 }
 
 func wrapCall(op, consumer, name string, err error) error {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 	"strings"
 	"sync/atomic"
 
@@ -116,7 +115,7 @@ func newDialer(opts Options) (*grpcoptions.GRPCDialer, error) {
 	dialer := &grpcoptions.GRPCDialer{URL: opts.GRPCAddress, TLSConfig: tlsCfg,
 		KeepAliveOptions: opts.Keepalive.grpc()}
 	if opts.GRPCTokenFile != "" {
-		token, err := os.ReadFile(opts.GRPCTokenFile)
+		token, err := readSmallFile(opts.GRPCTokenFile)
 		if err != nil {
 			return nil, fmt.Errorf("grpc: read token file: %w", err)
 		}

@@ -19,6 +19,10 @@ const (
 	DefaultRetryAttempts  = 3
 	DefaultInitialBackoff = 200 * time.Millisecond
 	DefaultMaxBackoff     = 2 * time.Second
+	// MaxRetryBackoff caps RetryOptions.MaxBackoff (and InitialBackoff):
+	// every call is bounded by Timeout anyway, and a larger wait only
+	// postpones the failure.
+	MaxRetryBackoff = time.Minute
 	// DefaultClients is the size of a Pool: 4 source clients lift the
 	// create ceiling from one client's ~50 publishes/s to ~200/s.
 	DefaultClients = 4
@@ -117,7 +121,8 @@ type RetryOptions struct {
 	// InitialBackoff is the wait before the second try. Default
 	// DefaultInitialBackoff.
 	InitialBackoff time.Duration
-	// MaxBackoff caps the wait between tries. Default DefaultMaxBackoff.
+	// MaxBackoff caps the wait between tries. Default DefaultMaxBackoff;
+	// at most MaxRetryBackoff. InitialBackoff is capped at MaxBackoff.
 	MaxBackoff time.Duration
 }
 
@@ -129,7 +134,8 @@ func (o Options) withDefaults() Options {
 	o.Timeout = orDefault(o.Timeout, DefaultTimeout)
 	o.Retry.Attempts = orDefault(o.Retry.Attempts, DefaultRetryAttempts)
 	o.Retry.InitialBackoff = orDefault(o.Retry.InitialBackoff, DefaultInitialBackoff)
-	o.Retry.MaxBackoff = orDefault(o.Retry.MaxBackoff, DefaultMaxBackoff)
+	o.Retry.MaxBackoff = min(orDefault(o.Retry.MaxBackoff, DefaultMaxBackoff), MaxRetryBackoff)
+	o.Retry.InitialBackoff = min(o.Retry.InitialBackoff, o.Retry.MaxBackoff)
 	o.Clients = orDefault(o.Clients, DefaultClients)
 	o.MaxConcurrentReads = orDefault(o.MaxConcurrentReads, DefaultMaxConcurrentReads)
 	if o.Logger == nil {

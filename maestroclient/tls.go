@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"os"
 )
 
 // tlsConfig builds the client TLS configuration, or nil for plaintext. The
@@ -26,11 +25,11 @@ func (t TLSOptions) tlsConfig() (*tls.Config, error) {
 		cfg.RootCAs = pool
 	}
 	if t.CertFile != "" {
-		if _, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile); err != nil {
+		if _, err := loadKeyPair(t.CertFile, t.KeyFile); err != nil {
 			return nil, fmt.Errorf("load client certificate %s: %w", t.CertFile, err)
 		}
 		cfg.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
-			pair, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+			pair, err := loadKeyPair(t.CertFile, t.KeyFile)
 			return &pair, err
 		}
 	}
@@ -38,7 +37,7 @@ func (t TLSOptions) tlsConfig() (*tls.Config, error) {
 }
 
 func loadCAs(file string) (*x509.CertPool, error) {
-	pem, err := os.ReadFile(file)
+	pem, err := readSmallFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("read CA file: %w", err)
 	}

@@ -11,9 +11,7 @@ import (
 
 	"cloud.google.com/go/pubsub/v2"
 	"google.golang.org/api/option"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
 	"github.com/bundle-adapter/bundle-adapter/broker"
@@ -72,16 +70,7 @@ func New(ctx context.Context, o Options) (*Consumer, error) {
 }
 
 func clientOptions(o Options) []option.ClientOption {
-	var opts []option.ClientOption
-	if o.Endpoint != "" {
-		opts = append(opts,
-			option.WithEndpoint(o.Endpoint),
-			option.WithoutAuthentication(),
-			option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())),
-			option.WithTelemetryDisabled(),
-		)
-	}
-	return append(opts, o.ClientOptions...)
+	return append(endpointOptions(o), o.ClientOptions...)
 }
 
 // Options are the options in effect, defaults applied.
@@ -121,7 +110,7 @@ func (c *Consumer) Consume(ctx context.Context, handle func(broker.Message)) err
 		if !broker.Wait(ctx, backoff) {
 			return nil
 		}
-		backoff = min(2*backoff, c.opts.ReconnectMaxBackoff)
+		backoff = broker.NextBackoff(backoff, c.opts.ReconnectMaxBackoff)
 		if err := ensure(ctx, c.client, c.opts); permanent(err) {
 			return err
 		}

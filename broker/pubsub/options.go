@@ -17,10 +17,16 @@ type Options struct {
 	// "<topic>-<subscription_id>" on Topic.
 	Topic          string
 	SubscriptionID string
-	// Endpoint is host:port of an emulator or pstest server, reached without
-	// TLS or credentials. Empty: Google's endpoint with Application Default
-	// Credentials (or PUBSUB_EMULATOR_HOST when set).
+	// Endpoint is the host:port of the Pub/Sub API. A loopback address
+	// ("localhost", 127.0.0.0/8, ::1: an emulator or pstest) is reached in
+	// plaintext without credentials; any other endpoint over TLS with the
+	// credentials of ClientOptions or Application Default Credentials,
+	// unless Insecure is set. Empty: Google's endpoint with Application
+	// Default Credentials (or PUBSUB_EMULATOR_HOST when set).
 	Endpoint string
+	// Insecure reaches a non-loopback Endpoint in plaintext without
+	// credentials (an emulator on another host). It requires Endpoint.
+	Insecure bool
 	// ClientOptions are passed to pubsub.NewClient after the Endpoint ones
 	// (credentials file, user agent, ...).
 	ClientOptions []option.ClientOption
@@ -95,6 +101,9 @@ func (o Options) validate() error {
 	}
 	if o.SubscriptionID == "" {
 		errs = append(errs, errors.New("subscription id is required"))
+	}
+	if o.Insecure && o.Endpoint == "" {
+		errs = append(errs, errors.New("insecure requires an endpoint (an emulator); Google's endpoint is always reached over TLS"))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("pubsub options: %w", err)

@@ -67,7 +67,7 @@ func (c *Consumer) Consume(ctx context.Context, handle func(broker.Message)) err
 		if !broker.Wait(ctx, backoff) {
 			return nil
 		}
-		backoff = min(2*backoff, c.opts.MaxBackoff)
+		backoff = broker.NextBackoff(backoff, c.opts.MaxBackoff)
 	}
 }
 

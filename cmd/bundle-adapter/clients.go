@@ -11,34 +11,49 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
 )
 
-// newMaestro maps the adapter config onto a pool of Maestro clients
-// (maestroclient.DefaultClients source connections, so creates are not
-// capped by one connection's publish limiter; the writes of one bundle
-// always go through the same one).
+// newMaestro opens a pool of Maestro clients (maestroclient.DefaultClients
+// source connections, so creates are not capped by one connection's
+// publish limiter; the writes of one bundle always go through the same
+// one) configured by maestroOptions.
 func newMaestro(ctx context.Context, c config.MaestroConfig, log *slog.Logger) (*maestroclient.Pool, error) {
+	return maestroclient.NewPool(ctx, maestroOptions(c, log))
+}
+
+// maestroOptions maps the adapter config onto the Maestro client options.
+func maestroOptions(c config.MaestroConfig, log *slog.Logger) maestroclient.Options {
 	tlsFiles := c.Auth.TLSConfig
 	grpcTLS := maestroclient.TLSOptions{
 		Insecure: c.Insecure && c.Auth.Type == "",
 		CAFile:   tlsFiles.CAFile, CertFile: tlsFiles.CertFile, KeyFile: tlsFiles.KeyFile,
 		ServerName: tlsFiles.ServerName,
 	}
-	httpTLS := maestroclient.TLSOptions{
-		Insecure: strings.HasPrefix(c.HTTPServerAddress, "http://"),
-		CAFile:   firstNonEmpty(tlsFiles.HTTPCAFile, tlsFiles.CAFile),
-	}
-	if httpTLS.Insecure {
-		httpTLS.CAFile = ""
-	}
-	return maestroclient.NewPool(ctx, maestroclient.Options{
+	return maestroclient.Options{
 		GRPCAddress: c.GRPCServerAddress, GRPC: grpcTLS,
-		HTTPURL: c.HTTPServerAddress, HTTP: httpTLS,
+		HTTPURL: c.HTTPServerAddress, HTTP: restTLS(c),
 		SourceID: c.SourceID, Timeout: c.Timeout.D(),
 		Retry:                    maestroclient.RetryOptions{Attempts: c.RetryAttempts},
 		MaxConcurrentReads:       c.MaxConcurrentReads,
 		Keepalive:                maestroclient.KeepaliveOptions{Time: c.Keepalive.Time.D(), Timeout: c.Keepalive.Timeout.D()},
 		ServerHealthinessTimeout: c.ServerHealthinessTimeout.D(),
 		Logger:                   log.With("component", "maestro"),
-	})
+	}
+}
+
+// restTLS secures the REST connection: plaintext for an http:// address;
+// otherwise the REST CA (http_ca_file, else ca_file) and, with auth.type
+// tls, the client certificate of the gRPC connection and the server name
+// (http_server_name, else server_name).
+func restTLS(c config.MaestroConfig) maestroclient.TLSOptions {
+	if strings.HasPrefix(c.HTTPServerAddress, "http://") {
+		return maestroclient.TLSOptions{Insecure: true}
+	}
+	files := c.Auth.TLSConfig
+	t := maestroclient.TLSOptions{CAFile: firstNonEmpty(files.HTTPCAFile, files.CAFile)}
+	if c.Auth.Type == "tls" {
+		t.CertFile, t.KeyFile = files.CertFile, files.KeyFile
+		t.ServerName = firstNonEmpty(files.HTTPServerName, files.ServerName)
+	}
+	return t
 }
 
 func firstNonEmpty(ss ...string) string {

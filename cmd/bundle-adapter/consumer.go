@@ -27,17 +27,25 @@ func newConsumer(ctx context.Context, cfg *config.Config, log *slog.Logger) (bro
 		})
 		return c, func() {}, nil
 	case "googlepubsub":
-		p := b.GooglePubSub
-		c, err := pubsub.New(ctx, pubsub.Options{
-			ProjectID: p.ProjectID, Topic: sub.Topic, SubscriptionID: sub.SubscriptionID, Endpoint: p.Endpoint,
-			AckDeadline: time.Duration(p.AckDeadlineSeconds) * time.Second, MaxOutstandingMessages: p.MaxOutstandingMessages,
-			DeadLetterTopic: p.DeadLetterTopic, MaxDeliveries: p.DeadLetterMaxAttempts,
-			MinBackoff: b.Delivery.MinBackoff.D(), MaxBackoff: b.Delivery.MaxBackoff.D(), Logger: log,
-		})
+		c, err := pubsub.New(ctx, pubsubOptions(cfg, log))
 		if err != nil {
 			return nil, nil, fmt.Errorf("pubsub: %w", err)
 		}
 		return c, func() { _ = c.Close() }, nil
 	}
 	return nil, nil, fmt.Errorf("broker type %q is not supported", b.Type)
+}
+
+// pubsubOptions maps the broker and adapter configs onto the Pub/Sub
+// consumer options.
+func pubsubOptions(cfg *config.Config, log *slog.Logger) pubsub.Options {
+	sub, b := cfg.Adapter.Clients.Broker, cfg.Broker.Broker
+	p := b.GooglePubSub
+	return pubsub.Options{
+		ProjectID: p.ProjectID, Topic: sub.Topic, SubscriptionID: sub.SubscriptionID,
+		Endpoint: p.Endpoint, Insecure: p.Insecure,
+		AckDeadline: time.Duration(p.AckDeadlineSeconds) * time.Second, MaxOutstandingMessages: p.MaxOutstandingMessages,
+		DeadLetterTopic: p.DeadLetterTopic, MaxDeliveries: p.DeadLetterMaxAttempts,
+		MinBackoff: b.Delivery.MinBackoff.D(), MaxBackoff: b.Delivery.MaxBackoff.D(), Logger: log,
+	}
 }

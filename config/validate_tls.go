@@ -1,0 +1,51 @@
+package config
+
+import (
+	"os"
+	"strings"
+)
+
+// validateTransport refuses Maestro transport settings that cannot work
+// together: TLS auth with a plaintext REST address, TLS auth with
+// insecure: true, and TLS files that are missing or not regular files.
+// Files are checked when they will be read: with auth.type tls, or for the
+// REST CA when the REST address is https://. Relative paths are relative to
+// the adapter's working directory, as at run time.
+func (m *MaestroConfig) validateTransport(l *errorList, path string) {
+	tlsAuth := m.Auth.Type == "tls"
+	restTLS := strings.HasPrefix(m.HTTPServerAddress, "https://")
+	if tlsAuth && strings.HasPrefix(m.HTTPServerAddress, "http://") {
+		l.add(path+".http_server_address", "is plaintext (http://) but auth.type is tls: use an https:// URL")
+	}
+	if tlsAuth && m.Insecure {
+		l.add(path+".insecure", "must not be true when auth.type is tls (insecure means no TLS)")
+	}
+	files := path + ".auth.tls_config"
+	t := m.Auth.TLSConfig
+	if tlsAuth {
+		checkTLSFile(l, files+".ca_file", t.CAFile)
+		checkTLSFile(l, files+".cert_file", t.CertFile)
+		checkTLSFile(l, files+".key_file", t.KeyFile)
+	} else if restTLS && t.HTTPCAFile == "" {
+		checkTLSFile(l, files+".ca_file", t.CAFile)
+	}
+	if tlsAuth || restTLS {
+		checkTLSFile(l, files+".http_ca_file", t.HTTPCAFile)
+	}
+}
+
+// checkTLSFile reports a set path that is not a regular file of at most
+// MaxFileBytes.
+func checkTLSFile(l *errorList, path, file string) {
+	if file == "" {
+		return
+	}
+	fi, err := os.Stat(file)
+	if err != nil {
+		l.add(path, "cannot read %q: %v", file, unwrapPathErr(err))
+		return
+	}
+	if err := checkRegular(fi, MaxFileBytes); err != nil {
+		l.add(path, "cannot read %q: %v", file, err)
+	}
+}
