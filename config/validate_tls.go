@@ -1,8 +1,9 @@
 package config
 
 import (
-	"os"
 	"strings"
+
+	"github.com/bundle-adapter/bundle-adapter/internal/boundedfile"
 )
 
 // validateTransport refuses Maestro transport settings that cannot work
@@ -40,12 +41,7 @@ func checkTLSFile(l *errorList, path, file string) {
 	if file == "" {
 		return
 	}
-	fi, err := os.Stat(file)
-	if err != nil {
-		l.add(path, "cannot read %q: %v", file, unwrapPathErr(err))
-		return
-	}
-	if err := checkRegular(fi, MaxFileBytes); err != nil {
+	if err := boundedfile.Check(file, MaxFileBytes); err != nil {
 		l.add(path, "cannot read %q: %v", file, err)
 	}
 }

@@ -6,7 +6,13 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/bundle-adapter/bundle-adapter/internal/boundedfile"
 )
+
+// maxTokenBytes bounds the token file: a path to a device or a FIFO, or a
+// file that grows, fails instead of reading without end.
+const maxTokenBytes = 64 << 10
 
 // tokenFile reads a bearer token from a file and reads it again whenever the
 // file's modification time or size changes, so a rotated token is picked up
@@ -44,7 +50,7 @@ func (t *tokenFile) read() (string, error) {
 	if t.token != "" && st.ModTime().Equal(t.mtime) && st.Size() == t.size {
 		return t.token, nil
 	}
-	b, err := os.ReadFile(t.path)
+	b, err := boundedfile.Read(t.path, maxTokenBytes)
 	if err != nil {
 		return "", fmt.Errorf("API token file %s: %w", t.path, err)
 	}

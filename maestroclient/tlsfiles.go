@@ -3,9 +3,8 @@ package maestroclient
 import (
 	"crypto/tls"
 	"fmt"
-	"io"
-	"os"
-	"syscall"
+
+	"github.com/bundle-adapter/bundle-adapter/internal/boundedfile"
 )
 
 // maxPEMFileBytes bounds a CA bundle, client certificate, key or token
@@ -13,29 +12,12 @@ import (
 // reading without end.
 const maxPEMFileBytes = 1 << 20
 
-// readSmallFile reads a regular file of at most maxPEMFileBytes. It opens
-// without blocking (a FIFO does not hang the open), checks the opened
-// file, and reads through an io.LimitReader, so a file that grows after the
-// check is still bounded.
+// readSmallFile reads a regular file of at most maxPEMFileBytes
+// (boundedfile.Read); errors name the file.
 func readSmallFile(file string) ([]byte, error) {
-	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	data, err := boundedfile.Read(file, maxPEMFileBytes)
 	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", file)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxPEMFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxPEMFileBytes {
-		return nil, fmt.Errorf("%s: larger than %d bytes", file, maxPEMFileBytes)
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	return data, nil
 }

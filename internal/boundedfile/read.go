@@ -1,0 +1,95 @@
+// Package boundedfile reads the small files the adapter is pointed at
+// (configs, manifest refs, TLS material, tokens) without trusting what the
+// path names: only a regular file is read, never more than a limit, and
+// never by blocking on a FIFO or a device.
+package boundedfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// ErrTooLarge marks a file over the limit (errors.Is).
+var ErrTooLarge = errors.New("larger than the limit")
+
+// Read reads a regular file of at most limit bytes. It checks the path
+// with os.Stat (symlinks are followed: mounted ConfigMaps and Secrets are
+// symlinks), opens it without blocking (a FIFO swapped in after the check
+// does not hang the open), checks the opened file again, and reads through
+// an io.LimitReader, so a file that grows after the check is still bounded.
+// Errors do not name the path (a *fs.PathError is unwrapped): callers add it.
+func Read(path string, limit int64) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, unwrap(err)
+	}
+	if err := checkRegular(fi, limit); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, unwrap(err)
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, unwrap(err)
+	}
+	if err := checkRegular(fi, limit); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, unwrap(err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("file is %w of %d bytes", ErrTooLarge, limit)
+	}
+	return data, nil
+}
+
+func unwrap(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Check reports nil when path is a regular file of at most limit bytes,
+// without reading it. Errors do not name the path.
+func Check(path string, limit int64) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return unwrap(err)
+	}
+	return checkRegular(fi, limit)
+}
+
+func checkRegular(fi fs.FileInfo, limit int64) error {
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("not a regular file (%s)", describeMode(fi.Mode()))
+	}
+	if fi.Size() > limit {
+		return fmt.Errorf("file of %d bytes is %w of %d bytes", fi.Size(), ErrTooLarge, limit)
+	}
+	return nil
+}
+
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	default:
+		return "mode " + m.String()
+	}
+}
