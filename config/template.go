@@ -81,7 +81,7 @@ func (t *Template) Execute(data map[string]any, now time.Time) (string, error) {
 
 // ExecuteContext is Execute stopped when ctx is done: the execution checks
 // ctx at every step, function call and write, and then fails with
-// context.Cause(ctx), so the caller's goroutine is back within one step.
+// context.Cause(ctx), so the caller's goroutine is back within a few steps.
 func (t *Template) ExecuteContext(ctx context.Context, data map[string]any, now time.Time) (string, error) {
 	if t.literal {
 		return t.src, nil

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"math"
 	"reflect"
-	"text/template"
 	"time"
 )
 
@@ -18,11 +16,11 @@ import (
 //
 //   - Steps: every range iteration and every call of a defined template
 //     ({{ template }}, {{ block }}) is one step; an execution stops past
-//     MaxTemplateSteps. A range over a list or map spends its length when
-//     it starts (no cost per iteration), a range over an integer larger
-//     than what is left spends one step per iteration. Outside loops and
-//     calls a template does work bounded by its source, so steps bound the
-//     time.
+//     MaxTemplateSteps. A range spends its length (or its integer) when
+//     it starts, at no cost per iteration; a range over an integer larger
+//     than what is left runs what is left and the execution then fails.
+//     Outside loops and calls a template does work bounded by its source,
+//     so steps bound the time.
 //   - Function results: every function (the documented set and the
 //     builtins print, printf, println, html, js and urlquery) computes the
 //     size of its result before building it and fails past
@@ -54,10 +52,12 @@ var (
 	errTemplateTime  = fmt.Errorf("runs longer than the template time limit of %v", MaxTemplateDuration)
 )
 
-// errTemplateFuncSize is returned by a function whose result would exceed
-// MaxTemplateFuncBytes.
+// errTemplateFuncLimit is wrapped by the error of a function whose result
+// would exceed MaxTemplateFuncBytes.
+var errTemplateFuncLimit = fmt.Errorf("over the template function limit of %d bytes", MaxTemplateFuncBytes)
+
 func errTemplateFuncSize(fn string, size int) error {
-	return fmt.Errorf("%s: the result would be %d bytes, over the template function limit of %d bytes", fn, size, MaxTemplateFuncBytes)
+	return fmt.Errorf("%s: the result would be %d bytes, %w", fn, size, errTemplateFuncLimit)
 }
 
 // checkFuncSize fails when a result of size bytes would exceed
@@ -112,7 +112,7 @@ func (s *tmplState) live() error {
 
 // step spends one step. It is the hidden action the parse tree
 // instrumentation puts at the start of every defined template (a
-// declaration: it prints nothing), and seq calls it per iteration.
+// declaration: it prints nothing).
 func (s *tmplState) step() (string, error) {
 	s.steps++
 	if s.steps > MaxTemplateSteps {
@@ -130,11 +130,11 @@ func (s *tmplState) step() (string, error) {
 // millisecond of steps.
 const tmplLiveEvery = 64
 
-// rangeOver is the hidden last command of every range pipeline. A list or
-// map of n elements spends n steps at once, or fails when fewer are left.
-// An integer n within the budget does too; a larger one becomes a sequence
-// that spends a step per iteration, so a loop stopped earlier by another
-// limit (the output's) reports that limit.
+// rangeOver is the hidden last command of every range pipeline: a range
+// over a list or map of n elements, or over an integer n, spends n steps
+// when it starts. A list or map past the budget fails at once. An integer
+// past it runs only the steps left and then fails the execution, so a loop
+// stopped earlier by another limit (the output's) reports that limit.
 func (s *tmplState) rangeOver(v reflect.Value) (reflect.Value, error) {
 	if err := s.live(); err != nil {
 		return v, err
@@ -143,42 +143,26 @@ func (s *tmplState) rangeOver(v reflect.Value) (reflect.Value, error) {
 	for (x.Kind() == reflect.Interface || x.Kind() == reflect.Pointer) && !x.IsNil() {
 		x = x.Elem()
 	}
-	n := 1
+	left := int64(MaxTemplateSteps - s.steps)
+	n := int64(1)
 	switch x.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		if x.Int() > int64(MaxTemplateSteps-s.steps) {
-			return reflect.ValueOf(s.seq(x.Int())), nil
-		}
-		n = int(max(x.Int(), 0))
+		n = max(x.Int(), 0)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		if x.Uint() > uint64(MaxTemplateSteps-s.steps) {
-			return reflect.ValueOf(s.seq(int64(min(x.Uint(), math.MaxInt64)))), nil
-		}
-		n = int(x.Uint())
+		n = int64(min(x.Uint(), math.MaxInt64))
 	case reflect.Slice, reflect.Array, reflect.Map:
-		n = x.Len()
-	}
-	s.steps += n
-	if s.steps > MaxTemplateSteps {
-		return v, s.fail(errTemplateSteps)
-	}
-	return v, nil
-}
-
-// seq counts from 0 to n-1, spending a step per value; past the budget or
-// the deadline it stops the execution (text/template turns the ExecError
-// panic into the error Execute returns).
-func (s *tmplState) seq(n int64) iter.Seq[int64] {
-	return func(yield func(int64) bool) {
-		for i := int64(0); i < n; i++ {
-			if _, err := s.step(); err != nil {
-				panic(template.ExecError{Name: "range", Err: err})
-			}
-			if !yield(i) {
-				return
-			}
+		if int64(x.Len()) > left {
+			return v, s.fail(errTemplateSteps)
 		}
+		n = int64(x.Len())
 	}
+	if n > left {
+		s.fail(errTemplateSteps)
+		s.steps = MaxTemplateSteps
+		return reflect.ValueOf(int(max(left, 0))), nil
+	}
+	s.steps += int(n)
+	return v, nil
 }
 
 // spend charges n bytes of function results.
@@ -201,9 +185,11 @@ func (s *tmplState) str(v string, err error) (string, error) {
 	return v, nil
 }
 
-// stopped reports the budget error that stopped an execution, if one did.
+// stopped reports the budget error that stopped an execution, if one did:
+// an execution whose integer range was cut short fails even when the rest
+// of it ran.
 func (s *tmplState) stopped(err error) error {
-	if s.err != nil && err != nil && !errors.Is(err, errTemplateTooLarge) {
+	if s.err != nil && !errors.Is(err, errTemplateTooLarge) {
 		return s.err
 	}
 	return nil

@@ -102,7 +102,7 @@ func TestTemplateBombsAreBounded(t *testing.T) {
 		{"split into runes", `{{ len (split "" .big) }}`, map[string]any{"big": big}, "split", false},
 		{"js escape", `{{ js .big }}`, map[string]any{"big": strings.Repeat("<", 1<<20)}, "js", false},
 		{"work past the budget in small pieces", `{{ range 100000 }}{{ $x := replace "x" "y" $.big }}{{ end }}`,
-			map[string]any{"big": big}, "work budget", false},
+			map[string]any{"big": "x" + strings.Repeat("y", 3<<20)}, "work budget", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
