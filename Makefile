@@ -23,7 +23,7 @@ e2e: build ## end-to-end tests on the real local stack
 
 FUZZTIME         ?= 10s
 FUZZMINIMIZETIME ?= 3s
-FUZZ_TARGETS     := ./adapter:FuzzDecodeStructured ./broker:FuzzDecode ./config:FuzzLoadTaskConfig ./config:FuzzLoadAdapterConfig ./bundles:FuzzFingerprint
+FUZZ_TARGETS     := ./adapter:FuzzDecodeStructured ./broker:FuzzDecode ./config:FuzzLoadTaskConfig ./config:FuzzLoadAdapterConfig ./bundles:FuzzFingerprint ./config:FuzzTemplate
 .PHONY: fuzz
 fuzz: ## run every fuzz target for FUZZTIME each (seed corpora in testdata/fuzz; a failure is saved there)
 	@set -e; for t in $(FUZZ_TARGETS); do \
