@@ -29,7 +29,9 @@ func instrumentTemplate(t *template.Template) {
 			continue
 		}
 		instrumentList(tt.Tree, tt.Tree.Root)
-		prependStep(tt.Tree, tt.Tree.Root, tt.Tree.Root.Position())
+		if tt.Name() != t.Name() { // the root runs once; recursion into it is refused
+			prependStep(tt.Tree, tt.Tree.Root, tt.Tree.Root.Position())
+		}
 	}
 }
 
