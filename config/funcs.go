@@ -84,6 +84,13 @@ var tmplFuncs = template.FuncMap{
 // a map, date never converts to the machine's local time zone, and there is no
 // env, expandenv, readFile or any other function that reaches outside the
 // template's data.
+//
+// Every function that builds a string or list (these and the builtins print,
+// printf, println, html, js and urlquery) computes the size of its result,
+// or a bound of it, before building it, and fails past MaxTemplateFuncBytes
+// with an error naming itself and the limit: nested replace or toJson and
+// printf widths cannot allocate past a few MiB. See MaxTemplateSteps for the
+// whole execution budget.
 func TemplateFuncNames() []string {
 	names := make([]string, 0, len(tmplFuncs))
 	for name := range tmplFuncs {
