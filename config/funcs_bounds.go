@@ -32,7 +32,7 @@ func tmplExecFuncs(s *tmplState) template.FuncMap {
 		"replace":  func(o, n, v string) (string, error) { return s.str(tmplReplace(o, n, v)) },
 		"quote":    anys(tmplQuote),
 		"toJson":   func(v any) (string, error) { return s.str(tmplToJSON(v)) },
-		"toString": func(v any) (string, error) { return s.str(tmplToString(v)) },
+		"toString": func(v any) (string, error) { return s.str(tmplToStringBounded(v)) },
 		"join":     func(sep string, l any) (string, error) { return s.str(tmplJoin(sep, l)) },
 		"date":     func(layout string, t any) (string, error) { return s.str(tmplDate(layout, t)) },
 		"split": func(sep, v string) ([]string, error) {
@@ -69,6 +69,15 @@ func tmplArgsBound(args []any) int {
 		n += tmplArgBound(a)
 	}
 	return n
+}
+
+// tmplToStringBounded is toString, refused before fmt prints a value whose
+// text could pass MaxTemplateFuncBytes.
+func tmplToStringBounded(v any) (string, error) {
+	if err := checkFuncSize("toString", tmplArgBound(v)); err != nil {
+		return "", err
+	}
+	return tmplToString(v)
 }
 
 func tmplPrint(args ...any) (string, error) {
@@ -210,7 +219,7 @@ func (w *jsonBounder) addKind(v reflect.Value) {
 		w.n += 2
 		iter := v.MapRange()
 		for iter.Next() && w.n <= w.limit {
-			w.n += jsonStringBound(fmt.Sprint(iter.Key().Interface())) + 2
+			w.n += jsonKeyBound(iter.Key()) + 2
 			w.add(iter.Value())
 		}
 	case reflect.Slice, reflect.Array:
@@ -224,6 +233,15 @@ func (w *jsonBounder) addKind(v reflect.Value) {
 	default:
 		w.n += 32 // numbers, bools
 	}
+}
+
+// jsonKeyBound bounds an encoded map key: strings as strings, other keys
+// (numbers) as their printed form.
+func jsonKeyBound(k reflect.Value) int {
+	if k.Kind() == reflect.String {
+		return jsonStringBound(k.String())
+	}
+	return jsonStringBound(fmt.Sprint(k.Interface()))
 }
 
 // jsonStringBound is the encoded size of s with its quotes: control
