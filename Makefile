@@ -23,7 +23,7 @@ e2e: build ## end-to-end tests on the real local stack
 
 FUZZTIME         ?= 10s
 FUZZMINIMIZETIME ?= 3s
-FUZZ_TARGETS     := ./adapter:FuzzDecodeStructured ./broker:FuzzDecode ./config:FuzzLoadTaskConfig ./config:FuzzLoadAdapterConfig ./config:FuzzParseYAML ./bundles:FuzzFingerprint ./config:FuzzURLTemplateValue ./config:FuzzJSONTemplateValue
+FUZZ_TARGETS     := ./adapter:FuzzDecodeStructured ./broker:FuzzDecode ./config:FuzzLoadTaskConfig ./config:FuzzLoadAdapterConfig ./config:FuzzParseYAML ./config:FuzzTemplate ./bundles:FuzzFingerprint ./config:FuzzURLTemplateValue ./config:FuzzJSONTemplateValue
 .PHONY: fuzz
 fuzz: ## run every fuzz target for FUZZTIME each (seed corpora in testdata/fuzz; a failure is saved there)
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -18,7 +18,7 @@ func (r *run) resolve(res *config.Resource) *bundle {
 	b.out = Outcome{Name: res.Name}
 	var err error
 	if b.consumer, err = r.template(&res.Transport.Maestro.TargetCluster); err == nil {
-		b.workName, err = res.WorkName().Execute(r.data, r.now)
+		b.workName, err = r.execute(res.WorkName())
 	}
 	b.out.Consumer, b.out.WorkName = b.consumer, b.workName
 	if err == nil && (b.consumer == "" || b.workName == "") {

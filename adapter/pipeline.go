@@ -32,11 +32,23 @@ type Options struct {
 	// the expression's YAML path, reported like any CEL error (Health
 	// False, the event redelivered).
 	CELTimeout time.Duration
+	// TemplateTimeout bounds every template execution of an event (URLs,
+	// bodies, names, each bundle's manifest), each on its own; zero means
+	// DefaultTemplateTimeout. An execution past it, or whose event's
+	// context is cancelled (shutdown), stops at its next step (see
+	// config.MaxTemplateSteps) and fails the bundle or call it was for
+	// (RenderFailed, redelivered), naming the limit. Every execution is
+	// also bounded by config's template budget, timeout or not.
+	TemplateTimeout time.Duration
 }
 
 // DefaultCELTimeout is the CEL evaluation timeout when Options.CELTimeout
 // is zero.
 const DefaultCELTimeout = 100 * time.Millisecond
+
+// DefaultTemplateTimeout is the template execution timeout when
+// Options.TemplateTimeout is zero.
+const DefaultTemplateTimeout = time.Second
 
 // Pipeline runs the task config for one event at a time per resource key;
 // Run is safe for concurrent use on different events.
@@ -49,7 +61,8 @@ type Pipeline struct {
 	env     func(string) (string, bool)
 	log     *slog.Logger
 
-	celTimeout time.Duration
+	celTimeout      time.Duration
+	templateTimeout time.Duration
 }
 
 // New checks the options and returns a pipeline.
@@ -58,7 +71,8 @@ func New(o Options) (*Pipeline, error) {
 		return nil, errors.New("adapter: Options.Task, Maestro and API are required")
 	}
 	p := &Pipeline{task: o.Task, info: o.Adapter, maestro: o.Maestro, api: o.API,
-		clock: o.Clock, env: o.LookupEnv, log: o.Logger, celTimeout: o.CELTimeout}
+		clock: o.Clock, env: o.LookupEnv, log: o.Logger, celTimeout: o.CELTimeout,
+		templateTimeout: o.TemplateTimeout}
 	if p.clock == nil {
 		p.clock = time.Now
 	}
@@ -71,6 +85,9 @@ func New(o Options) (*Pipeline, error) {
 	if p.celTimeout <= 0 {
 		p.celTimeout = DefaultCELTimeout
 	}
+	if p.templateTimeout <= 0 {
+		p.templateTimeout = DefaultTemplateTimeout
+	}
 	return p, nil
 }
 
@@ -80,6 +97,7 @@ func New(o Options) (*Pipeline, error) {
 // whether it should be acknowledged, redelivered or dead-lettered.
 func (p *Pipeline) Run(ctx context.Context, ev Event) *Result {
 	r := newRun(p, ev)
+	r.ctx = ctx
 	ok := r.resolveParams(ctx) && r.checkPreconditions(ctx)
 	if ok {
 		r.reconcileBundles(ctx)

@@ -92,9 +92,11 @@ func (r *run) render(b *bundle) (string, error) {
 }
 
 func (r *run) renderWork(b *bundle) (*workv1.ManifestWork, string, error) {
-	tree, err := bundles.Render(b.res.Manifest.Compiled, r.data, r.now)
+	ctx, cancel := r.renderContext()
+	tree, err := bundles.RenderContext(ctx, b.res.Manifest.Compiled, r.data, r.now)
+	cancel()
 	if err != nil {
-		return nil, "", &renderError{err}
+		return nil, "", &renderError{r.templateError(ctx, err)}
 	}
 	normalizeWork(tree, b.workName, b.consumer)
 	fp, err := bundles.Fingerprint(tree)

@@ -20,6 +20,9 @@ type run struct {
 	ev  Event
 	now time.Time
 	log *slog.Logger
+	// ctx is the event's context, kept for template executions, which
+	// are reached from helpers that take no context (see renderContext).
+	ctx context.Context
 
 	// vars is the CEL activation: every name of the task config plus the
 	// built-ins. resources, bundles and adapter are live maps updated as the
@@ -160,9 +163,41 @@ func (r *run) template(t *config.Text) (string, error) {
 	if t == nil || t.T == nil {
 		return "", nil
 	}
-	s, err := t.T.Execute(r.data, r.now)
+	ctx, cancel := r.renderContext()
+	defer cancel()
+	s, err := t.T.ExecuteContext(ctx, r.data, r.now)
 	if err != nil {
-		return "", fmt.Errorf("template %s: %w", t.Path, err)
+		return "", fmt.Errorf("template %s: %w", t.Path, r.templateError(ctx, err))
 	}
 	return s, nil
+}
+
+// execute runs a compiled template within the template timeout.
+func (r *run) execute(t *config.Template) (string, error) {
+	ctx, cancel := r.renderContext()
+	defer cancel()
+	s, err := t.ExecuteContext(ctx, r.data, r.now)
+	return s, r.templateError(ctx, err)
+}
+
+// errTemplateTimeout is the cause of the context of a template execution
+// that ran past the pipeline's template timeout.
+var errTemplateTimeout = errors.New("template timeout")
+
+// renderContext bounds one template execution (or one bundle's render):
+// the event's context cut at the pipeline's template timeout.
+func (r *run) renderContext() (context.Context, context.CancelFunc) {
+	ctx := r.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return context.WithTimeoutCause(ctx, r.p.templateTimeout, errTemplateTimeout)
+}
+
+// templateError names the template timeout when it stopped an execution.
+func (r *run) templateError(ctx context.Context, err error) error {
+	if errors.Is(err, errTemplateTimeout) || errors.Is(context.Cause(ctx), errTemplateTimeout) && errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("rendering exceeded the template timeout of %v and was stopped: %w", r.p.templateTimeout, err)
+	}
+	return err
 }

@@ -26,11 +26,28 @@ type DispatcherOptions struct {
 	// with every delivery; defaults 1s and 1m. MaxBackoff is capped at
 	// MaxBackoff (the constant), and MinBackoff at MaxBackoff.
 	MinBackoff, MaxBackoff time.Duration
+	// MaxQueuedMessages and MaxQueuedBytes bound the messages (and their
+	// bodies' bytes) the dispatcher holds between Handle and their
+	// settlement, running ones included; defaults DefaultMaxQueuedMessages
+	// and DefaultMaxQueuedBytes. Past either, Handle waits for room: the
+	// consumer stops taking deliveries and the broker keeps the rest
+	// (back-pressure), whatever its prefetch. A message larger than
+	// MaxQueuedBytes is taken when nothing else is held.
+	MaxQueuedMessages int
+	MaxQueuedBytes    int
 	// Hooks observe outcomes (metrics); optional.
 	Hooks Hooks
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 }
+
+// Defaults of DispatcherOptions.MaxQueuedMessages and MaxQueuedBytes: far
+// more than the workers can run at once, far less than a broker's prefetch
+// may deliver (Pub/Sub: 1,000 messages of up to 1 MiB).
+const (
+	DefaultMaxQueuedMessages = 256
+	DefaultMaxQueuedBytes    = 64 << 20
+)
 
 // Hooks are called as events settle; any may be nil.
 type Hooks struct {
@@ -66,6 +83,13 @@ type Dispatcher struct {
 	ready    []string // keys with pending work and no running worker
 	closing  bool
 	inflight int
+
+	// room wakes Handle calls waiting for the held messages to drop below
+	// the bounds; held and heldBytes count messages from Handle to their
+	// settlement.
+	room      *sync.Cond
+	held      int
+	heldBytes int
 }
 
 type keyState struct {
@@ -103,8 +127,15 @@ func NewDispatcher(o DispatcherOptions) (*Dispatcher, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	if o.MaxQueuedMessages < 1 {
+		o.MaxQueuedMessages = DefaultMaxQueuedMessages
+	}
+	if o.MaxQueuedBytes < 1 {
+		o.MaxQueuedBytes = DefaultMaxQueuedBytes
+	}
 	d := &Dispatcher{o: o, log: o.Logger, keys: map[string]*keyState{}}
 	d.cond = sync.NewCond(&d.mu)
+	d.room = sync.NewCond(&d.mu)
 	return d, nil
 }
 
@@ -120,9 +151,11 @@ func nextSeq() uint64 {
 	return seqCounter.n
 }
 
-// Handle accepts a message from a Consumer. It never blocks on the pipeline:
-// a malformed message is dead-lettered at once, any other is queued under
-// its resource key. After Shutdown began, messages are released.
+// Handle accepts a message from a Consumer: a malformed message is
+// dead-lettered at once, any other is queued under its resource key. It
+// waits only while the dispatcher holds MaxQueuedMessages or MaxQueuedBytes
+// (back-pressure), never for a pipeline run of its own. After Shutdown
+// began, messages are released, waiting ones included.
 func (d *Dispatcher) Handle(m Message) {
 	ev, err := d.o.Decode(m)
 	if err != nil {
@@ -130,12 +163,18 @@ func (d *Dispatcher) Handle(m Message) {
 		return
 	}
 	key := resourceKey(ev)
+	size := len(m.Body())
 	d.mu.Lock()
+	for !d.closing && d.full(size) {
+		d.room.Wait()
+	}
 	if d.closing {
 		d.mu.Unlock()
 		d.release(context.Background(), m)
 		return
 	}
+	d.held++
+	d.heldBytes += size
 	ks := d.keys[key]
 	if ks == nil {
 		ks = &keyState{}
@@ -144,6 +183,24 @@ func (d *Dispatcher) Handle(m Message) {
 	ks.pending = append(ks.pending, &item{msg: m, ev: ev, seq: nextSeq()})
 	d.markReady(key, ks)
 	d.mu.Unlock()
+}
+
+// full reports whether taking a message of size bytes would pass a bound.
+// Callers hold d.mu.
+func (d *Dispatcher) full(size int) bool {
+	if d.held == 0 {
+		return false
+	}
+	return d.held >= d.o.MaxQueuedMessages || d.heldBytes+size > d.o.MaxQueuedBytes
+}
+
+// settled gives back the room of msgs. Callers hold d.mu.
+func (d *Dispatcher) settled(msgs []Message) {
+	for _, m := range msgs {
+		d.held--
+		d.heldBytes -= len(m.Body())
+	}
+	d.room.Broadcast()
 }
 
 // markReady queues key for a worker unless one runs it or it is queued.

@@ -16,6 +16,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 		d.mu.Lock()
 		d.closing = true
 		d.cond.Broadcast()
+		d.room.Broadcast()
 		d.mu.Unlock()
 	})
 	defer stop()
@@ -39,6 +40,7 @@ func (d *Dispatcher) Shutdown(ctx context.Context) error {
 	d.mu.Lock()
 	d.closing = true
 	d.cond.Broadcast()
+	d.room.Broadcast()
 	d.mu.Unlock()
 	d.releasePending()
 	done := make(chan struct{})
@@ -67,7 +69,7 @@ func (d *Dispatcher) worker(ctx context.Context) {
 			return
 		}
 		d.runBatch(ctx, batch)
-		d.finish(key)
+		d.finish(key, batch)
 	}
 }
 
@@ -90,9 +92,15 @@ func (d *Dispatcher) next() (string, []*item, bool) {
 	return key, batch, true
 }
 
-func (d *Dispatcher) finish(key string) {
+// finish ends the run of key's batch, whose messages are settled.
+func (d *Dispatcher) finish(key string, batch []*item) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	msgs := make([]Message, len(batch))
+	for i, it := range batch {
+		msgs[i] = it.msg
+	}
+	d.settled(msgs)
 	ks := d.keys[key]
 	ks.running = false
 	d.inflight--

@@ -89,6 +89,7 @@ func (d *Dispatcher) releasePending() {
 		}
 	}
 	d.ready = nil
+	d.settled(msgs)
 	d.mu.Unlock()
 	for _, m := range msgs {
 		d.release(context.Background(), m)

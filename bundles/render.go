@@ -2,6 +2,7 @@ package bundles
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -25,13 +26,20 @@ import (
 // outputs. A Whole manifest is rendered as text and YAML-decoded: the
 // documented slow path.
 func Render(m *config.Manifest, data map[string]any, now time.Time) (map[string]any, error) {
+	return RenderContext(context.Background(), m, data, now)
+}
+
+// RenderContext is Render stopped when ctx is done: every template
+// execution checks ctx at its steps (see config.Template.ExecuteContext),
+// so a caller that gives up gets its goroutine back at once.
+func RenderContext(ctx context.Context, m *config.Manifest, data map[string]any, now time.Time) (map[string]any, error) {
 	switch {
 	case m == nil:
 		return nil, errors.New("render: no manifest")
 	case m.Whole != nil:
-		return renderWhole(m, data, now)
+		return renderWhole(ctx, m, data, now)
 	}
-	out, err := renderValue(m.Tree, data, now)
+	out, err := renderValue(ctx, m.Tree, data, now)
 	if err != nil {
 		return nil, err
 	}
@@ -42,14 +50,14 @@ func Render(m *config.Manifest, data map[string]any, now time.Time) (map[string]
 	return root, nil
 }
 
-func renderValue(v any, data map[string]any, now time.Time) (any, error) {
+func renderValue(ctx context.Context, v any, data map[string]any, now time.Time) (any, error) {
 	switch x := v.(type) {
 	case *config.Template:
-		return x.Execute(data, now)
+		return x.ExecuteContext(ctx, data, now)
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, val := range x {
-			rv, err := renderValue(val, data, now)
+			rv, err := renderValue(ctx, val, data, now)
 			if err != nil {
 				return nil, err
 			}
@@ -59,7 +67,7 @@ func renderValue(v any, data map[string]any, now time.Time) (any, error) {
 	case []any:
 		out := make([]any, len(x))
 		for i, val := range x {
-			rv, err := renderValue(val, data, now)
+			rv, err := renderValue(ctx, val, data, now)
 			if err != nil {
 				return nil, err
 			}
@@ -71,12 +79,12 @@ func renderValue(v any, data map[string]any, now time.Time) (any, error) {
 }
 
 // renderWhole renders a Whole manifest as text and decodes it as YAML.
-func renderWhole(m *config.Manifest, data map[string]any, now time.Time) (map[string]any, error) {
+func renderWhole(ctx context.Context, m *config.Manifest, data map[string]any, now time.Time) (map[string]any, error) {
 	name := m.Ref
 	if name == "" {
 		name = "manifest"
 	}
-	text, err := m.Whole.Execute(data, now)
+	text, err := m.Whole.ExecuteContext(ctx, data, now)
 	if err != nil {
 		return nil, err
 	}

@@ -2,23 +2,24 @@ package config
 
 import (
 	"fmt"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/google/cel-go/cel"
-	"github.com/google/cel-go/common/types"
-	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/checker"
 	"github.com/google/cel-go/ext"
-	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/types/known/structpb"
+	"github.com/google/cel-go/interpreter"
 )
 
 // CEL limits. An expression whose evaluation exceeds CELCostLimit fails with
 // a clear error instead of burning CPU; evaluation also stops when the
 // context given to ContextEval is done (the pipeline bounds every
-// evaluation with adapter.DefaultCELTimeout, or Options.CELTimeout).
+// evaluation with adapter.DefaultCELTimeout, or Options.CELTimeout). Every
+// function has a cost: cel-go's own and the ext libraries' grow with the
+// sizes they handle, and toJson costs one per byte it writes and refuses a
+// result past MaxTemplateFuncBytes before encoding, so string bombs stop at
+// the cost limit after a few MiB.
 const (
 	CELCostLimit              = 1_000_000
 	celInterruptCheckInterval = 100
@@ -45,8 +46,9 @@ func celOptions() []cel.EnvOption {
 		ext.Lists(),
 		ext.Encoders(),
 		cel.Function("toJson",
-			cel.Overload("toJson_dyn", []*cel.Type{cel.DynType}, cel.StringType,
+			cel.Overload(celToJSONOverload, []*cel.Type{cel.DynType}, cel.StringType,
 				cel.UnaryBinding(celToJSON))),
+		cel.CostEstimatorOptions(checker.OverloadCostEstimate(celToJSONOverload, estimateCELToJSON)),
 	}
 }
 
@@ -84,6 +86,7 @@ func (c *CELEnv) compile(l *errorList, e *Expr) {
 func (c *CELEnv) program(l *errorList, e *Expr, ast *cel.Ast) {
 	prg, err := c.env.Program(ast,
 		cel.CostLimit(CELCostLimit),
+		cel.CostTrackerOptions(interpreter.OverloadCostTracker(celToJSONOverload, trackCELToJSON)),
 		cel.InterruptCheckFrequency(celInterruptCheckInterval),
 		cel.EvalOptions(cel.OptOptimize))
 	if err != nil {
@@ -116,18 +119,6 @@ func mustEnv(env *cel.Env, err error) *cel.Env {
 		panic(err)
 	}
 	return env
-}
-
-func celToJSON(v ref.Val) ref.Val {
-	native, err := v.ConvertToNative(reflect.TypeOf(&structpb.Value{}))
-	if err != nil {
-		return types.NewErr("toJson: %v", err)
-	}
-	b, err := protojson.Marshal(native.(*structpb.Value))
-	if err != nil {
-		return types.NewErr("toJson: %v", err)
-	}
-	return types.String(b)
 }
 
 // oneLine keeps the message lines of a CEL error and drops its caret

@@ -36,6 +36,7 @@ func compileTask(l *errorList, c *TaskConfig) {
 	if c.Post != nil {
 		compilePost(l, env, c.Dir(), c.Post)
 	}
+	checkTemplates(l, c)
 }
 
 // variableNames lists every name CEL expressions may use, reporting names

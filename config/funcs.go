@@ -19,26 +19,26 @@ import (
 // with. "now" here is a guard that fails: templates using now execute on a
 // clone whose "now" returns the injected time (see Template.Execute).
 var tmplFuncs = template.FuncMap{
-	"lower":      strings.ToLower,
-	"upper":      strings.ToUpper,
+	"lower":      tmplLower,
+	"upper":      tmplUpper,
 	"title":      tmplTitle,
 	"trim":       strings.TrimSpace,
 	"trimPrefix": func(prefix, s string) string { return strings.TrimPrefix(s, prefix) },
 	"trimSuffix": func(suffix, s string) string { return strings.TrimSuffix(s, suffix) },
-	"replace":    func(old, new, s string) string { return strings.ReplaceAll(s, old, new) },
+	"replace":    tmplReplace,
 	"contains":   func(substr, s string) bool { return strings.Contains(s, substr) },
 	"hasPrefix":  func(prefix, s string) bool { return strings.HasPrefix(s, prefix) },
 	"hasSuffix":  func(suffix, s string) bool { return strings.HasSuffix(s, suffix) },
 	"quote":      tmplQuote,
 	"default":    tmplDefault,
 	"toJson":     tmplToJSON,
-	"b64enc":     func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) },
+	"b64enc":     tmplB64Enc,
 	"b64dec":     tmplB64Dec,
 	"int":        tmplInt,
 	"float":      tmplFloat,
 	"toString":   tmplToString,
 	"join":       tmplJoin,
-	"split":      func(sep, s string) []string { return strings.Split(s, sep) },
+	"split":      tmplSplit,
 	"now":        tmplNowGuard,
 	"date":       tmplDate,
 }
@@ -84,6 +84,13 @@ var tmplFuncs = template.FuncMap{
 // a map, date never converts to the machine's local time zone, and there is no
 // env, expandenv, readFile or any other function that reaches outside the
 // template's data.
+//
+// Every function that builds a string or list (these and the builtins print,
+// printf, println, html, js and urlquery) computes the size of its result,
+// or a bound of it, before building it, and fails past MaxTemplateFuncBytes
+// with an error naming itself and the limit: nested replace or toJson and
+// printf widths cannot allocate past a few MiB. See MaxTemplateSteps for the
+// whole execution budget.
 func TemplateFuncNames() []string {
 	names := make([]string, 0, len(tmplFuncs))
 	for name := range tmplFuncs {
@@ -99,7 +106,10 @@ func tmplNowGuard() (time.Time, error) {
 
 // tmplTitle upper-cases the first letter of every word; a word starts after
 // any character that is not a letter, digit, underscore or apostrophe.
-func tmplTitle(s string) string {
+func tmplTitle(s string) (string, error) {
+	if err := checkFuncSize("title", tmplCaseBound(s)); err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	b.Grow(len(s))
 	prev := ' '
@@ -110,7 +120,56 @@ func tmplTitle(s string) string {
 		b.WriteRune(r)
 		prev = r
 	}
-	return b.String()
+	return b.String(), nil
+}
+
+// tmplCaseBound bounds the size of s after a case change: a rune never
+// grows by more than half its encoded size (U+0250, 2 bytes, upper-cases
+// to U+2C6F, 3 bytes).
+func tmplCaseBound(s string) int { return len(s) + len(s)/2 }
+
+func tmplLower(s string) (string, error) {
+	if err := checkFuncSize("lower", tmplCaseBound(s)); err != nil {
+		return "", err
+	}
+	return strings.ToLower(s), nil
+}
+
+func tmplUpper(s string) (string, error) {
+	if err := checkFuncSize("upper", tmplCaseBound(s)); err != nil {
+		return "", err
+	}
+	return strings.ToUpper(s), nil
+}
+
+// tmplReplace is strings.ReplaceAll(s, old, new), refused before it is
+// built when the result would exceed MaxTemplateFuncBytes.
+func tmplReplace(old, new, s string) (string, error) {
+	n := strings.Count(s, old)
+	if n == 0 {
+		return s, nil
+	}
+	if err := checkFuncSize("replace", len(s)+n*(len(new)-len(old))); err != nil {
+		return "", err
+	}
+	return strings.ReplaceAll(s, old, new), nil
+}
+
+func tmplB64Enc(s string) (string, error) {
+	if err := checkFuncSize("b64enc", base64.StdEncoding.EncodedLen(len(s))); err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString([]byte(s)), nil
+}
+
+// tmplSplit is strings.Split(s, sep) as sprig's splitList, refused when the
+// list of n parts (16 bytes each) would exceed MaxTemplateFuncBytes.
+func tmplSplit(sep, s string) ([]string, error) {
+	n := strings.Count(s, sep) + 1
+	if err := checkFuncSize("split", n*16); err != nil {
+		return nil, err
+	}
+	return strings.Split(s, sep), nil
 }
 
 func tmplIsSeparator(r rune) bool {
@@ -123,14 +182,25 @@ func tmplIsSeparator(r rune) bool {
 	return true
 }
 
+// tmplQuote quotes each value; a quoted byte takes at most 4 bytes (\xff),
+// which bounds the result before it is built.
 func tmplQuote(vs ...any) (string, error) {
-	parts := make([]string, 0, len(vs))
+	strs := make([]string, 0, len(vs))
+	size := 0
 	for _, v := range vs {
 		s, err := tmplToString(v)
 		if err != nil {
 			return "", err
 		}
-		parts = append(parts, strconv.Quote(s))
+		strs = append(strs, s)
+		size += 4*len(s) + 3
+	}
+	if err := checkFuncSize("quote", size); err != nil {
+		return "", err
+	}
+	parts := make([]string, len(strs))
+	for i, s := range strs {
+		parts[i] = strconv.Quote(s)
 	}
 	return strings.Join(parts, " "), nil
 }
@@ -165,8 +235,16 @@ func tmplEmpty(v any) bool {
 	return false
 }
 
+// tmplToJSON encodes v; the encoded size is bounded by walking v first
+// (jsonSizeBound), so a value that would encode past MaxTemplateFuncBytes
+// is refused before any encoding.
 func tmplToJSON(v any) (string, error) {
+	bound := jsonSizeBound(v, MaxTemplateFuncBytes)
+	if err := checkFuncSize("toJson", bound); err != nil {
+		return "", err
+	}
 	var buf bytes.Buffer
+	buf.Grow(bound + 1)
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
@@ -302,7 +380,7 @@ func tmplFormatFloat(f float64, bits int) string {
 func tmplJoin(sep string, list any) (string, error) {
 	switch x := list.(type) {
 	case []string:
-		return strings.Join(x, sep), nil
+		return tmplJoinStrings(sep, x)
 	case nil:
 		return "", nil
 	}
@@ -318,10 +396,26 @@ func tmplJoin(sep string, list any) (string, error) {
 		}
 		parts[i] = s
 	}
+	return tmplJoinStrings(sep, parts)
+}
+
+func tmplJoinStrings(sep string, parts []string) (string, error) {
+	size := len(sep) * max(len(parts)-1, 0)
+	for _, p := range parts {
+		size += len(p)
+	}
+	if err := checkFuncSize("join", size); err != nil {
+		return "", err
+	}
 	return strings.Join(parts, sep), nil
 }
 
+// tmplDate formats t; a layout element expands to at most twice its size
+// ("Monday" to "Wednesday", "MST" to "+0530"), which bounds the result.
 func tmplDate(layout string, t any) (string, error) {
+	if err := checkFuncSize("date", 2*len(layout)+64); err != nil {
+		return "", err
+	}
 	switch x := t.(type) {
 	case time.Time:
 		return x.Format(layout), nil

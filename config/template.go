@@ -2,9 +2,9 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 	"text/template"
@@ -16,6 +16,10 @@ import (
 // the function set documented in funcs.go and with missingkey=error, so a
 // reference to a param that is not in the data fails naming the param.
 //
+// Every execution is bounded (see MaxTemplateSteps): a template that cannot
+// finish within its budget fails with an error naming the template and the
+// limit, and a cancelled context stops it at its next step.
+//
 // A Template is safe for concurrent use. Executing one costs no parsing; a
 // string without "{{" is literal and costs nothing at all.
 type Template struct {
@@ -25,15 +29,15 @@ type Template struct {
 	usesNow bool
 	tmpl    *template.Template
 
-	// clocks holds clones of tmpl whose "now" returns a per-clone time, so
-	// templates that call now get the injected clock without a clone per
-	// event and without sharing mutable state between goroutines.
-	clocks sync.Pool // *tmplClock
+	// clones holds copies of tmpl whose functions are bound to a
+	// per-clone tmplState (the injected clock and the budget), so
+	// executions need no clone per event and share no mutable state.
+	clones sync.Pool // *tmplClone
 }
 
-type tmplClock struct {
-	t   *template.Template
-	now time.Time
+type tmplClone struct {
+	t     *template.Template
+	state tmplState
 }
 
 // tmplBufPool recycles render buffers; buffers that grew past
@@ -44,7 +48,9 @@ const tmplMaxPooledBuf = 64 << 10
 
 // ParseTemplate compiles src with the documented function set. name is used
 // in errors (the YAML path, for example "resources[0].manifest.metadata.name");
-// a call to a function outside the set is an error naming that function.
+// a call to a function outside the set is an error naming that function. A
+// template whose defined templates call each other in a cycle, or whose
+// template calls expand past MaxTemplateSteps, is refused.
 func ParseTemplate(name, src string) (*Template, error) {
 	t := &Template{name: name, src: src}
 	if !strings.Contains(src, "{{") {
@@ -55,16 +61,28 @@ func ParseTemplate(name, src string) (*Template, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.tmpl = tt
+	if err := checkTemplateCalls(tt); err != nil {
+		return nil, err
+	}
 	t.usesNow = tmplUsesNow(tt)
+	instrumentTemplate(tt)
+	t.tmpl = tt
 	return t, nil
 }
 
 // Execute renders the template with data. A reference to a key missing from
 // data is an error naming the key and the template's name. now is what the
 // template function now returns; templates that do not call now ignore it.
-// A literal template returns its source without running the engine.
+// A literal template returns its source without running the engine. The
+// execution is bounded by the template budget and MaxTemplateDuration.
 func (t *Template) Execute(data map[string]any, now time.Time) (string, error) {
+	return t.ExecuteContext(context.Background(), data, now)
+}
+
+// ExecuteContext is Execute stopped when ctx is done: the execution checks
+// ctx at every step, function call and write, and then fails with
+// context.Cause(ctx), so the caller's goroutine is back within a few steps.
+func (t *Template) ExecuteContext(ctx context.Context, data map[string]any, now time.Time) (string, error) {
 	if t.literal {
 		return t.src, nil
 	}
@@ -75,10 +93,7 @@ func (t *Template) Execute(data map[string]any, now time.Time) (string, error) {
 			tmplBufPool.Put(buf)
 		}
 	}()
-	if err := t.execute(&tmplLimitWriter{buf: buf}, data, now); err != nil {
-		if errors.Is(err, errTemplateTooLarge) {
-			return "", fmt.Errorf("template: %s: %w", t.name, err)
-		}
+	if err := t.execute(ctx, buf, data, now); err != nil {
 		return "", err
 	}
 	return buf.String(), nil
@@ -93,43 +108,61 @@ const MaxTemplateOutputBytes = 4 << 20
 // errTemplateTooLarge stops a template execution at MaxTemplateOutputBytes.
 var errTemplateTooLarge = fmt.Errorf("output exceeds the template output limit of %d bytes", MaxTemplateOutputBytes)
 
-// tmplLimitWriter writes to buf until MaxTemplateOutputBytes.
-type tmplLimitWriter struct{ buf *bytes.Buffer }
+// tmplLimitWriter writes to buf until MaxTemplateOutputBytes, and stops
+// when the execution's context is done or its deadline passed (checked
+// every tmplLiveEvery writes).
+type tmplLimitWriter struct {
+	buf    *bytes.Buffer
+	state  *tmplState
+	writes int
+}
 
 func (w *tmplLimitWriter) Write(p []byte) (int, error) {
 	if w.buf.Len()+len(p) > MaxTemplateOutputBytes {
 		return 0, errTemplateTooLarge
 	}
+	w.writes++
+	if w.writes%tmplLiveEvery == 0 {
+		if err := w.state.live(); err != nil {
+			return 0, err
+		}
+	}
 	return w.buf.Write(p)
 }
 
-func (t *Template) execute(buf io.Writer, data map[string]any, now time.Time) error {
-	if !t.usesNow {
-		return t.tmpl.Execute(buf, data)
-	}
-	c, err := t.clock()
+// execute runs one execution on a pooled clone and names the template in
+// a budget error.
+func (t *Template) execute(ctx context.Context, buf *bytes.Buffer, data map[string]any, now time.Time) error {
+	c, err := t.clone()
 	if err != nil {
 		return err
 	}
-	c.now = now
-	err = c.t.Execute(buf, data)
-	c.now = time.Time{}
-	t.clocks.Put(c)
+	c.state.start(ctx, now)
+	err = c.t.Execute(&tmplLimitWriter{buf: buf, state: &c.state}, data)
+	stopped := c.state.stopped(err)
+	c.state.reset()
+	t.clones.Put(c)
+	switch {
+	case errors.Is(err, errTemplateTooLarge):
+		return fmt.Errorf("template: %s: %w", t.name, err)
+	case stopped != nil:
+		return fmt.Errorf("template: %s: %w", t.name, stopped)
+	}
 	return err
 }
 
-// clock returns a clone of the template whose now function reads the
-// clone's own now field.
-func (t *Template) clock() (*tmplClock, error) {
-	if c, ok := t.clocks.Get().(*tmplClock); ok {
+// clone returns a pooled copy of the template whose functions are bound to
+// the copy's own state.
+func (t *Template) clone() (*tmplClone, error) {
+	if c, ok := t.clones.Get().(*tmplClone); ok {
 		return c, nil
 	}
-	clone, err := t.tmpl.Clone()
+	cl, err := t.tmpl.Clone()
 	if err != nil {
 		return nil, err
 	}
-	c := &tmplClock{t: clone}
-	clone.Funcs(template.FuncMap{"now": func() time.Time { return c.now }})
+	c := &tmplClone{t: cl}
+	cl.Funcs(tmplExecFuncs(&c.state))
 	return c, nil
 }
 

@@ -31,13 +31,13 @@ type Metrics struct {
 	hf *hyperfleet // HyperFleet adapter's names (HyperFleet); nil until registered
 
 	mu      sync.Mutex
-	pending map[string]adapter.State // consumer/work -> pending or stalled
+	pending *pendingSet // consumer/work -> pending or stalled, bounded
 }
 
 // New registers every metric on a fresh registry (plus the Go and process
 // collectors).
 func New() *Metrics {
-	m := &Metrics{Registry: prometheus.NewRegistry(), pending: map[string]adapter.State{}}
+	m := &Metrics{Registry: prometheus.NewRegistry(), pending: newPendingSet()}
 	f := factory{m.Registry}
 	m.events = f.counterVec("events_total", "Events processed, by what was done with the message (acked, retried, dead_lettered, released).", "outcome")
 	m.eventDuration = f.histogram("event_duration_seconds", "Time to run one event through the pipeline.")
@@ -105,27 +105,23 @@ func (m *Metrics) processed(res *adapter.Result, took time.Duration, outcome str
 }
 
 // track keeps the pending-deletion gauges: a bundle counts from the event
-// that saw it pending until one sees it settled.
+// that saw it pending until one sees it settled, or until it was not seen
+// for PendingTTL, and at most MaxTrackedBundles count (see pendingSet).
+// Each update costs O(1).
 func (m *Metrics) track(b adapter.Outcome) {
 	key := b.Consumer + "/" + b.WorkName
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch b.State {
 	case adapter.StatePending, adapter.StateStalled:
-		m.pending[key] = b.State
+		m.pending.set(key, b.State)
 	case adapter.StateDone:
-		delete(m.pending, key)
+		m.pending.remove(key)
 	}
-	stalled := 0
-	for _, s := range m.pending {
-		if s == adapter.StateStalled {
-			stalled++
-		}
-	}
-	m.pendingDeletion.Set(float64(len(m.pending)))
-	m.stalled.Set(float64(stalled))
+	m.pendingDeletion.Set(float64(m.pending.len()))
+	m.stalled.Set(float64(m.pending.stalled))
 	if m.hf != nil {
-		m.hf.inProgress.WithLabelValues(resourceType).Set(float64(len(m.pending)))
+		m.hf.inProgress.WithLabelValues(resourceType).Set(float64(m.pending.len()))
 	}
 }
 

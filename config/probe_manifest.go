@@ -1,0 +1,93 @@
+package config
+
+import (
+	"context"
+	"fmt"
+)
+
+// probeManifest renders a resource's manifest with sample values and
+// checks what every event would: a Whole manifest must be one YAML
+// document, and the rendered root must be a mapping of kind ManifestWork
+// (a kind produced or hidden by a template included).
+func probeManifest(l *errorList, r *Resource, path string, data map[string]any) {
+	if r.Manifest == nil || r.Manifest.Compiled == nil {
+		return
+	}
+	m := r.Manifest.Compiled
+	root, ok := probeRender(l, m, path, data)
+	if !ok {
+		return
+	}
+	tree, isMap := root.(map[string]any)
+	if !isMap {
+		l.add(path+".manifest", "%s renders to %s, not a mapping", probeName(m, path), manifestDescribe(root))
+		return
+	}
+	if _, literal := tree["kind"].(string); literal && m.Whole == nil && !probeTemplated(m.Tree, "kind") {
+		return // a literal kind was checked by checkManifestKind
+	}
+	if kind, _ := tree["kind"].(string); kind != "ManifestWork" {
+		l.add(path+".manifest.kind", "%s: must be ManifestWork (the maestro transport delivers ManifestWork bundles), not %q once rendered", probeName(m, path), kind)
+	}
+}
+
+// probeRender renders m with data; ok is false when it cannot prove
+// anything (a render error, reported elsewhere if it is a limit).
+func probeRender(l *errorList, m *Manifest, path string, data map[string]any) (any, bool) {
+	if m.Whole == nil {
+		out, err := probeTree(m.Tree, data)
+		return out, err == nil
+	}
+	text, err := m.Whole.ExecuteContext(context.Background(), data, probeTime)
+	if err != nil {
+		return nil, false
+	}
+	raw, err := manifestDecodeYAML([]byte(text))
+	if err != nil {
+		l.add(path+".manifest", "%s: rendered with sample values, the manifest is not valid YAML: %v", m.Ref, err)
+		return nil, false
+	}
+	return raw, true
+}
+
+func probeTree(v any, data map[string]any) (any, error) {
+	switch x := v.(type) {
+	case *Template:
+		return x.ExecuteContext(context.Background(), data, probeTime)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, val := range x {
+			rv, err := probeTree(val, data)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = rv
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, val := range x {
+			rv, err := probeTree(val, data)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = rv
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+// probeTemplated reports whether the root's key holds a template.
+func probeTemplated(tree any, key string) bool {
+	root, _ := tree.(map[string]any)
+	_, ok := root[key].(*Template)
+	return ok
+}
+
+func probeName(m *Manifest, path string) string {
+	if m.Ref != "" {
+		return m.Ref
+	}
+	return fmt.Sprintf("%s.manifest", path)
+}
