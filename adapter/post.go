@@ -70,7 +70,7 @@ func (r *run) build(ctx context.Context, n config.BuildNode) (any, error) {
 	case n.Expr != nil:
 		return r.eval(ctx, n.Expr)
 	case n.Template != nil:
-		return n.Template.Execute(r.data, r.now)
+		return r.execute(n.Template)
 	case n.IsMap:
 		out := make(map[string]any, len(n.Map))
 		for _, f := range n.Map {

@@ -22,8 +22,14 @@ const slowTemplateWait = 3 * time.Second
 // (zero: never). It fails the test when Run does not return in time.
 func runSlowTemplate(t *testing.T, timeout, cancelAfter time.Duration) *adapter.Result {
 	t.Helper()
+	return runSlow(t, "testdata/task-slow-template.yaml", timeout, cancelAfter)
+}
+
+// runSlow runs one event of the task config whose template is slow.
+func runSlow(t *testing.T, task string, timeout, cancelAfter time.Duration) *adapter.Result {
+	t.Helper()
 	h := newHarness(t, "")
-	h.useTask("testdata/task-slow-template.yaml")
+	h.useTask(task)
 	p, err := adapter.New(adapter.Options{
 		Task: h.task, Adapter: config.AdapterInfo{Name: "test-adapter", Version: "0"},
 		Maestro: oneGetEach{h.store}, API: h.api, Clock: h.clock, TemplateTimeout: timeout,
@@ -75,5 +81,17 @@ func TestCancelledRunStopsTheTemplate(t *testing.T) {
 	res := runSlowTemplate(t, time.Hour, 50*time.Millisecond)
 	if o := outcome(t, res, "slow"); o.State != adapter.StateFailed || !strings.Contains(o.Error, "context canceled") {
 		t.Fatalf("outcome %+v, want failed by the cancelled context", o)
+	}
+}
+
+// The status payload's templates stop at the template timeout too: the
+// event fails in post and is redelivered, and the worker is back at once.
+func TestPostTemplateTimeoutFailsTheEvent(t *testing.T) {
+	res := runSlow(t, "testdata/task-slow-post.yaml", 50*time.Millisecond, 0)
+	if res.Error == nil || res.Error.Phase != "post" || !strings.Contains(res.Error.Message, "template timeout of 50ms") {
+		t.Fatalf("error %+v, want a post failure naming the template timeout", res.Error)
+	}
+	if res.Disposition() != adapter.Retry {
+		t.Errorf("disposition %v, want a redelivery", res.Disposition())
 	}
 }
