@@ -60,12 +60,13 @@ type Hooks struct {
 	DeadLettered func(reason string)
 }
 
-// Outcomes of a message, as passed to Hooks.Processed.
+// What was done with a message (how it was settled), as passed to
+// Hooks.Processed and counted by bundle_adapter_events_total{outcome}.
 const (
-	OutcomeAcked        = "acked"
-	OutcomeRetried      = "retried"
-	OutcomeDeadLettered = "dead_lettered"
-	OutcomeReleased     = "released"
+	SettledAcked        = "acked"
+	SettledRetried      = "retried"
+	SettledDeadLettered = "dead_lettered"
+	SettledReleased     = "released"
 )
 
 // Dispatcher runs events from a Consumer through the pipeline with a fixed

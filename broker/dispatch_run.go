@@ -163,7 +163,7 @@ func generation(ev adapter.Event) int64 {
 // one goes back to the broker to be run on its own.
 func (d *Dispatcher) settleSuperseded(ctx context.Context, it *item, newest string) {
 	switch newest {
-	case OutcomeAcked, OutcomeRetried:
+	case SettledAcked, SettledRetried:
 		d.ack(ctx, it.msg)
 	default:
 		d.release(ctx, it.msg)

@@ -13,19 +13,19 @@ func (d *Dispatcher) settle(ctx context.Context, abandoned bool, it *item, res *
 	m := it.msg
 	if abandoned {
 		d.release(ctx, m)
-		return OutcomeReleased
+		return SettledReleased
 	}
 	switch res.Disposition() {
 	case adapter.Ack:
 		d.ack(ctx, m)
-		return OutcomeAcked
+		return SettledAcked
 	case adapter.DeadLetter:
 		d.deadLetter(ctx, m, res, "invalid event: "+res.Err().Error())
-		return OutcomeDeadLettered
+		return SettledDeadLettered
 	}
 	if m.Deliveries() >= d.o.MaxDeliveries {
 		d.deadLetter(ctx, m, res, fmt.Sprintf("failed %d deliveries, last error: %v", m.Deliveries(), res.Err()))
-		return OutcomeDeadLettered
+		return SettledDeadLettered
 	}
 	delay := d.backoff(m.Deliveries())
 	d.log.Warn("event failed, redelivering", "event_id", it.ev.ID, "message_id", m.ID(),
@@ -36,7 +36,7 @@ func (d *Dispatcher) settle(ctx context.Context, abandoned bool, it *item, res *
 	if d.o.Hooks.Redelivered != nil {
 		d.o.Hooks.Redelivered()
 	}
-	return OutcomeRetried
+	return SettledRetried
 }
 
 // backoff doubles from MinBackoff with every delivery, capped at MaxBackoff.

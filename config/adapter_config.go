@@ -6,7 +6,7 @@ import "strings"
 // reaches the HyperFleet API, the broker and Maestro. Every leaf can be
 // overridden by an environment variable (see EnvName) and flags override env.
 type AdapterConfig struct {
-	Adapter AdapterInfo `yaml:"adapter"`
+	Info AdapterInfo `yaml:"adapter"`
 	// DebugConfig makes serve log the merged configuration (secrets
 	// redacted) at start.
 	DebugConfig bool      `yaml:"debug_config"`
@@ -144,7 +144,7 @@ func defaultAdapterConfig() AdapterConfig {
 }
 
 func (c *AdapterConfig) validate(l *errorList) {
-	if c.Adapter.Name == "" {
+	if c.Info.Name == "" {
 		l.add("adapter.name", "is required")
 	}
 	oneOf(l, "log.level", c.Log.Level, "debug", "info", "warn", "error")

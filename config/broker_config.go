@@ -6,7 +6,7 @@ import "net"
 // overridden by the environment variable named by its upper-cased path, e.g.
 // BROKER_RABBITMQ_URL or SUBSCRIBER_PARALLELISM.
 type BrokerConfig struct {
-	Broker     BrokerSettings   `yaml:"broker"`
+	Settings   BrokerSettings   `yaml:"broker"`
 	Subscriber SubscriberConfig `yaml:"subscriber"`
 }
 
@@ -63,7 +63,7 @@ type SubscriberConfig struct {
 
 func defaultBrokerConfig() BrokerConfig {
 	return BrokerConfig{
-		Broker: BrokerSettings{
+		Settings: BrokerSettings{
 			RabbitMQ:     RabbitMQ{ExchangeType: "topic", PrefetchCount: 10},
 			GooglePubSub: GooglePubSub{AckDeadlineSeconds: 60, DeadLetterMaxAttempts: 5, MaxOutstandingMessages: 1000},
 			Delivery:     DeliveryRules{MaxDeliveries: 5, MinBackoff: Duration(1e9), MaxBackoff: Duration(60e9)},
@@ -73,34 +73,34 @@ func defaultBrokerConfig() BrokerConfig {
 }
 
 func (c *BrokerConfig) validate(l *errorList) {
-	switch c.Broker.Type {
+	switch c.Settings.Type {
 	case "rabbitmq":
-		if c.Broker.RabbitMQ.URL == "" {
+		if c.Settings.RabbitMQ.URL == "" {
 			l.add("broker.rabbitmq.url", "is required when broker.type is rabbitmq")
 		} else {
-			checkAMQPURL(l, "broker.rabbitmq.url", c.Broker.RabbitMQ.URL)
+			checkAMQPURL(l, "broker.rabbitmq.url", c.Settings.RabbitMQ.URL)
 		}
-		if c.Broker.RabbitMQ.Exchange == "" {
+		if c.Settings.RabbitMQ.Exchange == "" {
 			l.add("broker.rabbitmq.exchange", "is required when broker.type is rabbitmq")
 		}
-		oneOf(l, "broker.rabbitmq.exchange_type", c.Broker.RabbitMQ.ExchangeType, "topic", "direct", "fanout")
+		oneOf(l, "broker.rabbitmq.exchange_type", c.Settings.RabbitMQ.ExchangeType, "topic", "direct", "fanout")
 	case "googlepubsub":
-		if c.Broker.GooglePubSub.ProjectID == "" {
+		if c.Settings.GooglePubSub.ProjectID == "" {
 			l.add("broker.googlepubsub.project_id", "is required when broker.type is googlepubsub")
 		}
-		c.Broker.GooglePubSub.validateEndpoint(l, "broker.googlepubsub")
+		c.Settings.GooglePubSub.validateEndpoint(l, "broker.googlepubsub")
 	case "":
 		l.add("broker.type", "is required (rabbitmq or googlepubsub)")
 	default:
-		l.add("broker.type", "must be rabbitmq or googlepubsub, not %q", c.Broker.Type)
+		l.add("broker.type", "must be rabbitmq or googlepubsub, not %q", c.Settings.Type)
 	}
 	if c.Subscriber.Parallelism < 1 {
 		l.add("subscriber.parallelism", "must be at least 1")
 	}
-	if c.Broker.Delivery.MaxDeliveries < 1 {
+	if c.Settings.Delivery.MaxDeliveries < 1 {
 		l.add("broker.delivery.max_deliveries", "must be at least 1")
 	}
-	checkBackoffs(l, "broker.delivery", c.Broker.Delivery.MinBackoff, c.Broker.Delivery.MaxBackoff)
+	checkBackoffs(l, "broker.delivery", c.Settings.Delivery.MinBackoff, c.Settings.Delivery.MaxBackoff)
 }
 
 // validateEndpoint refuses an endpoint that is not host:port and insecure

@@ -85,8 +85,8 @@ func LoadAdapterConfig(path string, fs *pflag.FlagSet) (*AdapterConfig, error) {
 	d := &decoder{errs: l}
 	var meta TaskMetadata
 	d.decode(unwrap(d, root, &meta), reflectValue(&cfg), "")
-	if cfg.Adapter.Name == "" {
-		cfg.Adapter.Name = meta.Name
+	if cfg.Info.Name == "" {
+		cfg.Info.Name = meta.Name
 	}
 	applyOverrides(l, &cfg, adapterEnvNames, fs)
 	cfg.validate(l)

@@ -174,8 +174,8 @@ func TestBrokerEnvOverrides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Broker.RabbitMQ.URL != "amqp://u:p@rabbit:5672/" || cfg.Subscriber.Parallelism != 9 {
-		t.Errorf("env overrides not applied: url=%q parallelism=%d", cfg.Broker.RabbitMQ.URL, cfg.Subscriber.Parallelism)
+	if cfg.Settings.RabbitMQ.URL != "amqp://u:p@rabbit:5672/" || cfg.Subscriber.Parallelism != 9 {
+		t.Errorf("env overrides not applied: url=%q parallelism=%d", cfg.Settings.RabbitMQ.URL, cfg.Subscriber.Parallelism)
 	}
 }
 
@@ -184,7 +184,7 @@ func TestWrappedCamelCaseConfigsMatchPlainOnes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Adapter.Name != "gcp-bundles" || cfg.Clients.Maestro.GRPCServerAddress != "127.0.0.1:8090" || cfg.Clients.HyperfleetAPI.RetryAttempts != 3 {
+	if cfg.Info.Name != "gcp-bundles" || cfg.Clients.Maestro.GRPCServerAddress != "127.0.0.1:8090" || cfg.Clients.HyperfleetAPI.RetryAttempts != 3 {
 		t.Errorf("envelope/camelCase not decoded: %+v", cfg)
 	}
 	task, err := LoadTaskConfig("examples/gcp/task-config.yaml")
@@ -214,7 +214,7 @@ func TestDumpRedactsSecrets(t *testing.T) {
 			t.Errorf("dump lacks %q:\n%s", want, out)
 		}
 	}
-	if cfg.Broker.Broker.RabbitMQ.URL != "amqp://guest:guest@127.0.0.1:5672/" {
+	if cfg.Broker.Settings.RabbitMQ.URL != "amqp://guest:guest@127.0.0.1:5672/" {
 		t.Error("Dump must not change the loaded config")
 	}
 }

@@ -61,7 +61,7 @@ func startInProcess(ctx context.Context, f stacktest.Files, cpuProfile string, l
 		return nil, err
 	}
 	api := cfg.Adapter.Clients.HyperfleetAPI
-	pipeline, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Adapter, Maestro: m.Maestro(pool),
+	pipeline, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info, Maestro: m.Maestro(pool),
 		API: m.API(hyperfleetapi.New(hyperfleetapi.Options{BaseURL: api.BaseURL, Version: api.Version,
 			Timeout: api.Timeout.D(), RetryAttempts: api.RetryAttempts, RetryBackoff: api.RetryBackoff})),
 		Logger: alog})
@@ -69,7 +69,7 @@ func startInProcess(ctx context.Context, f stacktest.Files, cpuProfile string, l
 		cancel()
 		return nil, err
 	}
-	sub, del := cfg.Broker.Subscriber, cfg.Broker.Broker.Delivery
+	sub, del := cfg.Broker.Subscriber, cfg.Broker.Settings.Delivery
 	d, err := broker.NewDispatcher(broker.DispatcherOptions{Process: pipeline.Run, Decode: broker.Decode,
 		Workers: sub.Parallelism, MaxDeliveries: del.MaxDeliveries, MinBackoff: del.MinBackoff.D(),
 		MaxBackoff: del.MaxBackoff.D(), Hooks: m.Hooks(), Logger: alog})
@@ -77,7 +77,7 @@ func startInProcess(ctx context.Context, f stacktest.Files, cpuProfile string, l
 		cancel()
 		return nil, err
 	}
-	rb := cfg.Broker.Broker.RabbitMQ
+	rb := cfg.Broker.Settings.RabbitMQ
 	consumer := rabbitmq.New(rabbitmq.Options{URL: rb.URL, Exchange: rb.Exchange, ExchangeType: rb.ExchangeType,
 		Topic: cfg.Adapter.Clients.Broker.Topic, SubscriptionID: cfg.Adapter.Clients.Broker.SubscriptionID,
 		Prefetch: rb.PrefetchCount, Logger: alog})

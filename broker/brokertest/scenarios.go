@@ -241,7 +241,7 @@ func deliveryContract(t *testing.T, h Harness) {
 	WaitFor(t, "the good event acked", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
-		return outcomes["ev-ok"] == broker.OutcomeAcked
+		return outcomes["ev-ok"] == broker.SettledAcked
 	})
 	WaitFor(t, "the subscription drained", func() bool { return h.Remaining(t, "contract") == 0 })
 	stop()
@@ -323,8 +323,8 @@ func sentinelMessageAccepted(t *testing.T, h Harness) {
 			fmt.Sprint(r.ev.Data) != fmt.Sprint(ce.Data) {
 			t.Errorf("decoded %+v, want the fixture's CloudEvent %+v", r.ev, ce)
 		}
-		if r.outcome != broker.OutcomeAcked {
-			t.Errorf("outcome %s, want %s", r.outcome, broker.OutcomeAcked)
+		if r.outcome != broker.SettledAcked {
+			t.Errorf("outcome %s, want %s", r.outcome, broker.SettledAcked)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatalf("the Sentinel message was not processed (dead letters: %v)", h.DeadLetters(t, "sentinel"))

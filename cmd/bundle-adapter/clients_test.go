@@ -49,7 +49,7 @@ func withHTTP(t config.TLSConfig, ca, serverName string) config.TLSConfig {
 // The Pub/Sub endpoint switches to plaintext only as the config says.
 func TestPubSubInsecureIsPassedOn(t *testing.T) {
 	cfg := &config.Config{Adapter: &config.AdapterConfig{}, Broker: &config.BrokerConfig{}}
-	cfg.Broker.Broker.GooglePubSub = config.GooglePubSub{ProjectID: "p", Endpoint: "emulator:8085", Insecure: true}
+	cfg.Broker.Settings.GooglePubSub = config.GooglePubSub{ProjectID: "p", Endpoint: "emulator:8085", Insecure: true}
 	o := pubsubOptions(cfg, slog.New(slog.DiscardHandler))
 	if o.Endpoint != "emulator:8085" || !o.Insecure {
 		t.Errorf("endpoint %q insecure %v, want emulator:8085 and true", o.Endpoint, o.Insecure)

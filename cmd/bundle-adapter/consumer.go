@@ -17,13 +17,13 @@ import (
 // func releases its resources.
 func newConsumer(ctx context.Context, cfg *config.Config, log *slog.Logger) (broker.Consumer, func(), error) {
 	sub := cfg.Adapter.Clients.Broker
-	b := cfg.Broker.Broker
+	b := cfg.Broker.Settings
 	switch b.Type {
 	case "rabbitmq":
 		c := rabbitmq.New(rabbitmq.Options{
 			URL: b.RabbitMQ.URL, Exchange: b.RabbitMQ.Exchange, ExchangeType: b.RabbitMQ.ExchangeType,
 			Topic: sub.Topic, SubscriptionID: sub.SubscriptionID, Prefetch: b.RabbitMQ.PrefetchCount,
-			ConnectionName: cfg.Adapter.Adapter.Name, Logger: log,
+			ConnectionName: cfg.Adapter.Info.Name, Logger: log,
 		})
 		return c, func() {}, nil
 	case "googlepubsub":
@@ -39,7 +39,7 @@ func newConsumer(ctx context.Context, cfg *config.Config, log *slog.Logger) (bro
 // pubsubOptions maps the broker and adapter configs onto the Pub/Sub
 // consumer options.
 func pubsubOptions(cfg *config.Config, log *slog.Logger) pubsub.Options {
-	sub, b := cfg.Adapter.Clients.Broker, cfg.Broker.Broker
+	sub, b := cfg.Adapter.Clients.Broker, cfg.Broker.Settings
 	p := b.GooglePubSub
 	return pubsub.Options{
 		ProjectID: p.ProjectID, Topic: sub.Topic, SubscriptionID: sub.SubscriptionID,

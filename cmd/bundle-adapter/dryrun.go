@@ -66,7 +66,7 @@ func (f *dryRunFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	p, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Adapter, Maestro: store, API: api,
+	p, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info, Maestro: store, API: api,
 		Clock: clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		return err

@@ -54,7 +54,7 @@ func (f *serveFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	log := newLogger(cfg.Adapter.Log, cmd.OutOrStdout(), cmd.ErrOrStderr()).With("adapter", cfg.Adapter.Adapter.Name)
+	log := newLogger(cfg.Adapter.Log, cmd.OutOrStdout(), cmd.ErrOrStderr()).With("adapter", cfg.Adapter.Info.Name)
 	logConfig(cfg, log)
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -64,19 +64,19 @@ func (f *serveFlags) run(cmd *cobra.Command) error {
 // serve runs until ctx is done, then shuts down gracefully.
 func serve(ctx context.Context, cfg *config.Config, listen string, log *slog.Logger) error {
 	m := metrics.New()
-	m.HyperFleet(metrics.BuildInfo{Component: cfg.Adapter.Adapter.Name, Version: version, Commit: commit})
+	m.HyperFleet(metrics.BuildInfo{Component: cfg.Adapter.Info.Name, Version: version, Commit: commit})
 	mc, err := newMaestro(context.WithoutCancel(ctx), cfg.Adapter.Clients.Maestro, log)
 	if err != nil {
 		return fmt.Errorf("maestro client: %w", err)
 	}
 	defer mc.Close()
-	pipeline, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Adapter,
+	pipeline, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info,
 		Maestro: m.Maestro(mc), API: m.API(newAPI(cfg.Adapter.Clients.HyperfleetAPI)), Logger: log})
 	if err != nil {
 		return err
 	}
 	sub := cfg.Broker.Subscriber
-	delivery := cfg.Broker.Broker.Delivery
+	delivery := cfg.Broker.Settings.Delivery
 	d, err := broker.NewDispatcher(broker.DispatcherOptions{
 		Process: pipeline.Run, Decode: broker.Decode, Workers: sub.Parallelism,
 		MaxDeliveries: delivery.MaxDeliveries, MinBackoff: delivery.MinBackoff.D(), MaxBackoff: delivery.MaxBackoff.D(),
