@@ -13,7 +13,7 @@ import (
 
 // resolve renders a bundle's consumer and name. A bundle that cannot be
 // addressed is failed (RenderFailed) and is not read.
-func (r *run) resolve(res *config.Resource) *bundle {
+func (r *eventRun) resolve(res *config.Resource) *bundle {
 	b := &bundle{res: res}
 	b.out = Outcome{Name: res.Name}
 	var err error
@@ -35,7 +35,7 @@ func (r *run) resolve(res *config.Resource) *bundle {
 // them, or one Get when there is only one. Each observed bundle
 // becomes resources.<name> for CEL, with nested discoveries promoted. A
 // failed read fails the bundles it was for.
-func (r *run) discover(ctx context.Context, bs []*bundle) {
+func (r *eventRun) discover(ctx context.Context, bs []*bundle) {
 	var todo []*bundle
 	for _, b := range bs {
 		if b.out.State != StateFailed {
@@ -56,7 +56,7 @@ func (r *run) discover(ctx context.Context, bs []*bundle) {
 	}
 }
 
-func (r *run) discoverBatch(ctx context.Context, bs []*bundle) {
+func (r *eventRun) discoverBatch(ctx context.Context, bs []*bundle) {
 	keys := make([]BundleKey, len(bs))
 	for i, b := range bs {
 		keys[i] = BundleKey{Consumer: b.consumer, Name: b.workName}
@@ -76,7 +76,7 @@ func (r *run) discoverBatch(ctx context.Context, bs []*bundle) {
 
 // observe records what Maestro reports for the bundle (nil: 404) and
 // updates what CEL sees.
-func (r *run) observe(b *bundle, work *workv1.ManifestWork) {
+func (r *eventRun) observe(b *bundle, work *workv1.ManifestWork) {
 	b.obs = observation{work: work}
 	for _, nd := range b.res.NestedDiscoveries {
 		delete(r.resources, nd.Name)
@@ -100,7 +100,7 @@ func (r *run) observe(b *bundle, work *workv1.ManifestWork) {
 
 // nested finds the manifest of an observed bundle that a nested discovery
 // names, enriched with that manifest's conditions and statusFeedback.
-func (r *run) nested(work map[string]any, d *config.Discovery) map[string]any {
+func (r *eventRun) nested(work map[string]any, d *config.Discovery) map[string]any {
 	manifests, _ := lookupPath(work, "spec.workload.manifests").([]any)
 	for _, m := range manifests {
 		obj, ok := m.(map[string]any)
@@ -120,7 +120,7 @@ func (r *run) nested(work map[string]any, d *config.Discovery) map[string]any {
 	return nil
 }
 
-func (r *run) matches(obj map[string]any, d *config.Discovery) bool {
+func (r *eventRun) matches(obj map[string]any, d *config.Discovery) bool {
 	meta, _ := obj["metadata"].(map[string]any)
 	if d.Namespace != "" && meta["namespace"] != d.Namespace {
 		return false

@@ -15,7 +15,7 @@ import (
 // param (see convertParam; a required string that is empty), makes the event
 // invalid (dead-lettered at once: redelivering the same event cannot help);
 // other failures are reported and the event redelivered.
-func (r *run) resolveParams(ctx context.Context) bool {
+func (r *eventRun) resolveParams(ctx context.Context) bool {
 	for i := range r.p.task.Params {
 		p := &r.p.task.Params[i]
 		v, err := r.paramValue(ctx, p)
@@ -41,7 +41,7 @@ func (r *run) resolveParams(ctx context.Context) bool {
 
 // bindDefaults binds params that could not be resolved to their defaults
 // (or null), so post-processing still reports with sensible values.
-func (r *run) bindDefaults(params []config.Param) {
+func (r *eventRun) bindDefaults(params []config.Param) {
 	for i := range params {
 		v, err := convertParam(&params[i], params[i].Default)
 		if err != nil {
@@ -58,7 +58,7 @@ func (e *missingEventField) Error() string {
 	return fmt.Sprintf("required param %q: the event has no %s", e.param, e.path)
 }
 
-func (r *run) paramValue(ctx context.Context, p *config.Param) (any, error) {
+func (r *eventRun) paramValue(ctx context.Context, p *config.Param) (any, error) {
 	src := p.Source
 	var v any
 	switch {

@@ -113,7 +113,7 @@ func (p *Pipeline) Run(ctx context.Context, ev Event) *Result {
 // each; see discover), so every rule sees every bundle, then reconciles them
 // in config order. A failure of one bundle is reported and the others still
 // run.
-func (r *run) reconcileBundles(ctx context.Context) {
+func (r *eventRun) reconcileBundles(ctx context.Context) {
 	bs := make([]*bundle, len(r.p.task.Resources))
 	for i := range r.p.task.Resources {
 		bs[i] = r.resolve(&r.p.task.Resources[i])
@@ -128,7 +128,7 @@ func (r *run) reconcileBundles(ctx context.Context) {
 	}
 }
 
-func (r *run) skipBundles() {
+func (r *eventRun) skipBundles() {
 	for i := range r.p.task.Resources {
 		res := &r.p.task.Resources[i]
 		out := Outcome{Name: res.Name, Reason: ReasonSkipped}

@@ -11,7 +11,7 @@ import (
 // runPost builds the payloads and runs the post actions. It always runs,
 // after a failure or while a deletion is pending too, so the status says
 // what happened. A payload or action whose when-rule is false is skipped.
-func (r *run) runPost(ctx context.Context) {
+func (r *eventRun) runPost(ctx context.Context) {
 	post := r.p.task.Post
 	if post == nil {
 		return
@@ -45,14 +45,14 @@ func (r *run) runPost(ctx context.Context) {
 
 // bindPayload exposes a payload to CEL as a value and to templates as JSON
 // text, so body: "{{ .status }}" sends it as JSON.
-func (r *run) bindPayload(name string, v any) {
+func (r *eventRun) bindPayload(name string, v any) {
 	b, _ := json.Marshal(v)
 	r.vars[name] = v
 	r.data[name] = string(b)
 }
 
 // when evaluates an optional rule; an error is reported and counts as false.
-func (r *run) when(ctx context.Context, w *config.When, phase, step string) bool {
+func (r *eventRun) when(ctx context.Context, w *config.When, phase, step string) bool {
 	if w == nil || w.Compiled == nil {
 		return true
 	}
@@ -65,7 +65,7 @@ func (r *run) when(ctx context.Context, w *config.When, phase, step string) bool
 }
 
 // build evaluates a compiled payload tree into plain JSON-able values.
-func (r *run) build(ctx context.Context, n config.BuildNode) (any, error) {
+func (r *eventRun) build(ctx context.Context, n config.BuildNode) (any, error) {
 	switch {
 	case n.Expr != nil:
 		return r.eval(ctx, n.Expr)

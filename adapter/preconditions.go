@@ -12,7 +12,7 @@ import (
 // checkPreconditions runs the preconditions in order. The first one not met
 // skips the resources phase (adapter.resourcesSkipped, skipReason); status is
 // still reported. An error is reported and also skips the resources.
-func (r *run) checkPreconditions(ctx context.Context) bool {
+func (r *eventRun) checkPreconditions(ctx context.Context) bool {
 	for i := range r.p.task.Preconditions {
 		pc := &r.p.task.Preconditions[i]
 		met, err := r.precondition(ctx, pc)
@@ -28,13 +28,13 @@ func (r *run) checkPreconditions(ctx context.Context) bool {
 	return true
 }
 
-func (r *run) skip(reason string) {
+func (r *eventRun) skip(reason string) {
 	r.result.Skipped, r.result.SkipReason = true, reason
 	r.adapter["resourcesSkipped"], r.adapter["skipReason"] = true, reason
 	r.log.Info("resources skipped", "reason", reason)
 }
 
-func (r *run) precondition(ctx context.Context, pc *config.Precondition) (bool, error) {
+func (r *eventRun) precondition(ctx context.Context, pc *config.Precondition) (bool, error) {
 	if pc.APICall != nil {
 		body, err := r.callAPI(ctx, pc.APICall)
 		if err != nil {
@@ -59,7 +59,7 @@ func (r *run) precondition(ctx context.Context, pc *config.Precondition) (bool, 
 // absent binds null. Capture expressions see the response's top-level fields
 // and the whole response under the precondition's name
 // (has(clusterStatus.deleted_time)).
-func (r *run) capture(ctx context.Context, pc *config.Precondition, resp any) error {
+func (r *eventRun) capture(ctx context.Context, pc *config.Precondition, resp any) error {
 	respVars := map[string]any{pc.Name: resp}
 	if m, ok := resp.(map[string]any); ok {
 		for k, v := range m {
@@ -89,7 +89,7 @@ func (r *run) capture(ctx context.Context, pc *config.Precondition, resp any) er
 // A request the API client refuses (*RefusedError: the URL leaves the
 // configured API) makes the event invalid: the values that steered it came
 // from the event, and no redelivery can change them.
-func (r *run) callAPI(ctx context.Context, c *config.APICall) ([]byte, error) {
+func (r *eventRun) callAPI(ctx context.Context, c *config.APICall) ([]byte, error) {
 	req, err := r.apiRequest(c)
 	if err != nil {
 		return nil, err
@@ -108,7 +108,7 @@ func (r *run) callAPI(ctx context.Context, c *config.APICall) ([]byte, error) {
 	return resp.Body, nil
 }
 
-func (r *run) apiRequest(c *config.APICall) (APIRequest, error) {
+func (r *eventRun) apiRequest(c *config.APICall) (APIRequest, error) {
 	url, err := r.template(&c.URL)
 	if err != nil {
 		return APIRequest{}, err

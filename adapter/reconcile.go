@@ -34,7 +34,7 @@ type bundle struct {
 // reconcile runs the decision for one pre-discovered bundle and performs its
 // write. It never blocks on a deletion: a pending deletion is reported and the
 // next event continues where this one stopped.
-func (r *run) reconcile(ctx context.Context, b *bundle) {
+func (r *eventRun) reconcile(ctx context.Context, b *bundle) {
 	b.out = Outcome{Name: b.res.Name, Consumer: b.consumer, WorkName: b.workName}
 	d, err := decide(b.obs, func() (string, error) { return r.render(b) }, r.rules(ctx, b))
 	b.out.Operation = d.op
@@ -65,7 +65,7 @@ func (r *run) reconcile(ctx context.Context, b *bundle) {
 }
 
 // rules binds the bundle's lifecycle rules to this event's CEL variables.
-func (r *run) rules(ctx context.Context, b *bundle) rules {
+func (r *eventRun) rules(ctx context.Context, b *bundle) rules {
 	lc := b.res.Lifecycle
 	var out rules
 	if lc == nil {
@@ -81,7 +81,7 @@ func (r *run) rules(ctx context.Context, b *bundle) rules {
 }
 
 // render renders the desired bundle once per event and returns its fingerprint.
-func (r *run) render(b *bundle) (string, error) {
+func (r *eventRun) render(b *bundle) (string, error) {
 	if b.rendered {
 		return b.fingerprint, b.renderErr
 	}
@@ -91,7 +91,7 @@ func (r *run) render(b *bundle) (string, error) {
 	return b.fingerprint, b.renderErr
 }
 
-func (r *run) renderWork(b *bundle) (*workv1.ManifestWork, string, error) {
+func (r *eventRun) renderWork(b *bundle) (*workv1.ManifestWork, string, error) {
 	ctx, cancel := r.renderContext()
 	tree, err := bundles.RenderContext(ctx, b.res.Manifest.Compiled, r.data, r.now)
 	cancel()
@@ -133,7 +133,7 @@ type renderError struct{ err error }
 func (e *renderError) Error() string { return "render: " + e.err.Error() }
 func (e *renderError) Unwrap() error { return e.err }
 
-func (r *run) create(ctx context.Context, b *bundle, op Operation) {
+func (r *eventRun) create(ctx context.Context, b *bundle, op Operation) {
 	if _, err := r.render(b); err != nil {
 		r.fail(b, reasonFor(err), err)
 		return
@@ -152,7 +152,7 @@ func (r *run) create(ctx context.Context, b *bundle, op Operation) {
 	}
 }
 
-func (r *run) update(ctx context.Context, b *bundle) {
+func (r *eventRun) update(ctx context.Context, b *bundle) {
 	updated, err := r.p.maestro.Update(ctx, b.consumer, b.obs.work, b.desired)
 	if err != nil {
 		r.fail(b, reasonFor(err), err)
@@ -165,7 +165,7 @@ func (r *run) update(ctx context.Context, b *bundle) {
 // deleteThenRead sends a fire-and-forget delete and reads the bundle again.
 // It reports true when Maestro answered 404 (the bundle is gone); otherwise
 // the outcome is set to pending (or failed).
-func (r *run) deleteThenRead(ctx context.Context, b *bundle, op Operation) bool {
+func (r *eventRun) deleteThenRead(ctx context.Context, b *bundle, op Operation) bool {
 	err := r.p.maestro.Delete(ctx, b.consumer, b.workName)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		r.fail(b, reasonFor(err), err)
@@ -191,7 +191,7 @@ func (r *run) deleteThenRead(ctx context.Context, b *bundle, op Operation) bool 
 // reportObserved reports a decision whose write is done or not needed, from
 // what Maestro shows: unchanged, a deletion in progress (pending or, past the
 // rule's deadline, stalled), or a delete already done (404).
-func (r *run) reportObserved(b *bundle, op Operation) {
+func (r *eventRun) reportObserved(b *bundle, op Operation) {
 	switch {
 	case op == OpUnchanged:
 		r.done(b, OpUnchanged)
@@ -202,13 +202,13 @@ func (r *run) reportObserved(b *bundle, op Operation) {
 	}
 }
 
-func (r *run) done(b *bundle, op Operation) {
+func (r *eventRun) done(b *bundle, op Operation) {
 	b.out.Operation, b.out.State = op, StateDone
 	b.out.Reason = reasons[op][StateDone]
 	b.out.PendingSeconds = 0
 }
 
-func (r *run) pending(b *bundle, op Operation, waited time.Duration) {
+func (r *eventRun) pending(b *bundle, op Operation, waited time.Duration) {
 	b.out.Operation = op
 	b.out.PendingSeconds = int64(waited / time.Second)
 	b.out.State = StatePending
@@ -219,7 +219,7 @@ func (r *run) pending(b *bundle, op Operation, waited time.Duration) {
 }
 
 // deadline is the deletion_deadline of the rule behind op (default 10m).
-func (r *run) deadline(b *bundle, op Operation) time.Duration {
+func (r *eventRun) deadline(b *bundle, op Operation) time.Duration {
 	lc := b.res.Lifecycle
 	switch {
 	case lc == nil:
@@ -231,7 +231,7 @@ func (r *run) deadline(b *bundle, op Operation) time.Duration {
 	return config.DefaultDeletionDeadline
 }
 
-func (r *run) fail(b *bundle, reason string, err error) {
+func (r *eventRun) fail(b *bundle, reason string, err error) {
 	b.out.State, b.out.Reason = StateFailed, reason
 	b.out.Error, b.out.err = err.Error(), err
 	r.phaseError("resources", b.res.Name, err)
@@ -254,7 +254,7 @@ func reasonFor(err error) string {
 	}
 }
 
-func (r *run) logOutcome(ctx context.Context, b *bundle) {
+func (r *eventRun) logOutcome(ctx context.Context, b *bundle) {
 	level := slog.LevelInfo
 	if b.out.err != nil {
 		level = slog.LevelWarn

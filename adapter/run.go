@@ -14,8 +14,8 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/config"
 )
 
-// run is the state of one event going through the pipeline.
-type run struct {
+// eventRun is the state of one event going through the pipeline.
+type eventRun struct {
 	p   *Pipeline
 	ev  Event
 	now time.Time
@@ -41,8 +41,8 @@ type run struct {
 	result *Result
 }
 
-func newRun(p *Pipeline, ev Event) *run {
-	r := &run{
+func newRun(p *Pipeline, ev Event) *eventRun {
+	r := &eventRun{
 		p: p, ev: ev, now: p.clock(),
 		log:       p.log.With("event_id", ev.ID, "event_type", ev.Type),
 		resources: map[string]any{},
@@ -82,7 +82,7 @@ func stringMap(m map[string]string) map[string]any {
 }
 
 // bind makes a value visible to CEL and to templates under name.
-func (r *run) bind(name string, v any) {
+func (r *eventRun) bind(name string, v any) {
 	r.vars[name] = v
 	r.data[name] = v
 }
@@ -105,7 +105,7 @@ var errCELTimeout = errors.New("CEL evaluation timeout")
 // evaluation stopped by either limit fails with an error saying which limit
 // and its value; every failure is a *celError naming the expression's YAML
 // path.
-func (r *run) evalCEL(ctx context.Context, e *config.Expr, vars any) (ref.Val, error) {
+func (r *eventRun) evalCEL(ctx context.Context, e *config.Expr, vars any) (ref.Val, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, r.p.celTimeout, errCELTimeout)
 	defer cancel()
 	val, _, err := e.Program.ContextEval(ctx, vars)
@@ -123,7 +123,7 @@ func (r *run) evalCEL(ctx context.Context, e *config.Expr, vars any) (ref.Val, e
 }
 
 // eval evaluates a compiled expression against the event's variables.
-func (r *run) eval(ctx context.Context, e *config.Expr) (any, error) {
+func (r *eventRun) eval(ctx context.Context, e *config.Expr) (any, error) {
 	val, err := r.evalCEL(ctx, e, r.activation)
 	if err != nil {
 		return nil, err
@@ -132,7 +132,7 @@ func (r *run) eval(ctx context.Context, e *config.Expr) (any, error) {
 }
 
 // evalRule evaluates a rule that must yield a bool.
-func (r *run) evalRule(ctx context.Context, e *config.Expr, what string) (bool, error) {
+func (r *eventRun) evalRule(ctx context.Context, e *config.Expr, what string) (bool, error) {
 	val, err := r.evalCEL(ctx, e, r.activation)
 	if err != nil {
 		return false, err
@@ -146,7 +146,7 @@ func (r *run) evalRule(ctx context.Context, e *config.Expr, what string) (bool, 
 
 // phaseError records a failure, keeps the first one for adapter.executionError
 // and updates the adapter variables CEL sees in post.
-func (r *run) phaseError(phase, step string, err error) {
+func (r *eventRun) phaseError(phase, step string, err error) {
 	pe := &PhaseError{Phase: phase, Step: step, Message: err.Error(), err: err}
 	r.result.Errors = append(r.result.Errors, pe)
 	if len(r.result.Errors) > 1 {
@@ -159,7 +159,7 @@ func (r *run) phaseError(phase, step string, err error) {
 }
 
 // template renders a compiled text field with the event's data.
-func (r *run) template(t *config.Text) (string, error) {
+func (r *eventRun) template(t *config.Text) (string, error) {
 	if t == nil || t.T == nil {
 		return "", nil
 	}
@@ -173,7 +173,7 @@ func (r *run) template(t *config.Text) (string, error) {
 }
 
 // execute runs a compiled template within the template timeout.
-func (r *run) execute(t *config.Template) (string, error) {
+func (r *eventRun) execute(t *config.Template) (string, error) {
 	ctx, cancel := r.renderContext()
 	defer cancel()
 	s, err := t.ExecuteContext(ctx, r.data, r.now)
@@ -186,7 +186,7 @@ var errTemplateTimeout = errors.New("template timeout")
 
 // renderContext bounds one template execution (or one bundle's render):
 // the event's context cut at the pipeline's template timeout.
-func (r *run) renderContext() (context.Context, context.CancelFunc) {
+func (r *eventRun) renderContext() (context.Context, context.CancelFunc) {
 	ctx := r.ctx
 	if ctx == nil {
 		ctx = context.Background()
@@ -195,7 +195,7 @@ func (r *run) renderContext() (context.Context, context.CancelFunc) {
 }
 
 // templateError names the template timeout when it stopped an execution.
-func (r *run) templateError(ctx context.Context, err error) error {
+func (r *eventRun) templateError(ctx context.Context, err error) error {
 	if errors.Is(err, errTemplateTimeout) || errors.Is(context.Cause(ctx), errTemplateTimeout) && errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("rendering exceeded the template timeout of %v and was stopped: %w", r.p.templateTimeout, err)
 	}
