@@ -40,6 +40,9 @@ type Options struct {
 	// absolute task-config URLs may name; they never get the token. Any other
 	// origin is refused (see Resolver).
 	AllowedOrigins []string
+	// UserAgent is sent with every request; default DefaultUserAgent
+	// (serve sends bundle-adapter/<version>).
+	UserAgent string
 	// HTTPClient defaults to a client with no overall timeout (each request
 	// is bounded by Timeout through its context) that keeps up to 64 idle
 	// connections to the API (net/http's default of 2 made a busy adapter
@@ -54,8 +57,14 @@ type Client struct {
 	resolver *Resolver
 }
 
+// DefaultUserAgent is Options.UserAgent's default.
+const DefaultUserAgent = "bundle-adapter"
+
 // New returns a client; it does not contact the server.
 func New(o Options) *Client {
+	if o.UserAgent == "" {
+		o.UserAgent = DefaultUserAgent
+	}
 	if o.Version == "" {
 		o.Version = "v1"
 	}
@@ -198,6 +207,7 @@ func (c *Client) setHeaders(hreq *http.Request, req adapter.APIRequest, withToke
 		hreq.Header.Set("Content-Type", "application/json")
 	}
 	hreq.Header.Set("Accept", "application/json")
+	hreq.Header.Set("User-Agent", c.o.UserAgent)
 	for k, v := range req.Headers {
 		hreq.Header.Set(k, v)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"strings"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
@@ -71,6 +72,18 @@ func newAPI(c config.HyperfleetAPIConfig) adapter.API {
 		BaseURL: c.BaseURL, Version: c.Version, Timeout: c.Timeout.D(),
 		RetryAttempts: c.RetryAttempts, RetryBackoff: c.RetryBackoff,
 		TokenPath: c.Auth.TokenPath, TokenCacheTTL: c.Auth.TokenCacheTTL.D(),
-		AllowedOrigins: c.AllowedOrigins,
+		AllowedOrigins: c.AllowedOrigins, UserAgent: userAgent(),
 	})
+}
+
+// userAgent names this build in every HTTP request it makes.
+func userAgent() string { return "bundle-adapter/" + version }
+
+// uaTransport sets the User-Agent of every request it sends.
+type uaTransport struct{ next http.RoundTripper }
+
+func (t uaTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("User-Agent", userAgent())
+	return t.next.RoundTrip(r)
 }

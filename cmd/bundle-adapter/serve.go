@@ -26,7 +26,8 @@ import (
 
 type serveFlags struct {
 	configFlags
-	listen string
+	listen        string
+	metricsListen string
 }
 
 func newServeCmd() *cobra.Command {
@@ -35,14 +36,17 @@ func newServeCmd() *cobra.Command {
 		Use:   "serve",
 		Short: "Consume reconcile events from the broker and reconcile bundles",
 		Long: `serve consumes CloudEvents from RabbitMQ or Pub/Sub (broker config) and runs
-each through the pipeline. It serves /healthz, /readyz and /metrics on --listen.
+each through the pipeline. It serves /healthz, /readyz, /config and /metrics on
+--listen, and /metrics alone on --metrics-listen (HyperFleet adapter's ports:
+8080 and 9090; an empty --metrics-listen serves no second port).
 SIGTERM or SIGINT: stop consuming, finish in-flight events within
 subscriber.shutdown_timeout, give the rest back to the broker.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd) },
 	}
 	f.register(cmd, true)
-	cmd.Flags().StringVar(&f.listen, "listen", ":8080", "address of the health and metrics server")
+	cmd.Flags().StringVar(&f.listen, "listen", ":8080", "address of the health server (/healthz, /readyz, /config, /metrics)")
+	cmd.Flags().StringVar(&f.metricsListen, "metrics-listen", ":9090", "address of the metrics server (/metrics); empty: none")
 	return cmd
 }
 
@@ -58,11 +62,15 @@ func (f *serveFlags) run(cmd *cobra.Command) error {
 	logConfig(cfg, log)
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	return serve(ctx, cfg, f.listen, log)
+	return serve(ctx, cfg, listeners{health: f.listen, metrics: f.metricsListen}, log)
 }
 
+// listeners are the addresses serve listens on; an empty metrics address
+// serves no separate metrics port.
+type listeners struct{ health, metrics string }
+
 // serve runs until ctx is done, then shuts down gracefully.
-func serve(ctx context.Context, cfg *config.Config, listen string, log *slog.Logger) error {
+func serve(ctx context.Context, cfg *config.Config, listen listeners, log *slog.Logger) error {
 	m := metrics.New()
 	m.HyperFleet(metrics.BuildInfo{Component: cfg.Adapter.Info.Name, Version: version, Commit: commit})
 	mc, err := newMaestro(context.WithoutCancel(ctx), cfg.Adapter.Clients.Maestro, log)
@@ -90,11 +98,18 @@ func serve(ctx context.Context, cfg *config.Config, listen string, log *slog.Log
 		return err
 	}
 	defer closeConsumer()
-	srv, err := startHealth(listen, cfg, consumer, mc, m, log)
+	srv, err := startHealth(listen.health, cfg, consumer, mc, m, log)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
+	if listen.metrics != "" {
+		msrv, err := startServer("metrics", listen.metrics, metricsOnly(m), log)
+		if err != nil {
+			return err
+		}
+		defer msrv.Close()
+	}
 	return consumeUntilDone(ctx, d, consumer, sub.ShutdownTimeout.D(), log)
 }
 
@@ -141,7 +156,7 @@ func consumeUntilDone(ctx context.Context, d *broker.Dispatcher, c broker.Consum
 const healthCheckTimeout = 2 * time.Second
 
 func startHealth(listen string, cfg *config.Config, c broker.Consumer, mc *maestroclient.Pool, m *metrics.Metrics, log *slog.Logger) (*http.Server, error) {
-	client := &http.Client{Timeout: healthCheckTimeout}
+	client := &http.Client{Timeout: healthCheckTimeout, Transport: uaTransport{http.DefaultTransport}}
 	checks := map[string]health.Check{
 		"broker": func(context.Context) error {
 			if !c.Ready() {
@@ -158,17 +173,29 @@ func startHealth(listen string, cfg *config.Config, c broker.Consumer, mc *maest
 	}
 	h := health.New(checks, promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}), 5*time.Second)
 	h.Handle("/config", configHandler(cfg))
-	ln, err := net.Listen("tcp", listen)
+	return startServer("health", listen, h, log)
+}
+
+// metricsOnly serves /metrics and nothing else.
+func metricsOnly(m *metrics.Metrics) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}))
+	return mux
+}
+
+// startServer listens on addr and serves h until closed.
+func startServer(name, addr string, h http.Handler, log *slog.Logger) (*http.Server, error) {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("health server: %w", err)
+		return nil, fmt.Errorf("%s server: %w", name, err)
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("health server stopped", "error", err)
+			log.Error(name+" server stopped", "error", err)
 		}
 	}()
-	log.Info("health and metrics server listening", "address", ln.Addr().String())
+	log.Info(name+" server listening", "address", ln.Addr().String())
 	return srv, nil
 }
 

@@ -2,12 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/bundle-adapter/bundle-adapter/adapter"
 	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/health"
+	"github.com/bundle-adapter/bundle-adapter/metrics"
 )
 
 // serve logs each load warning, and with debug_config the merged
@@ -52,5 +57,43 @@ func TestConfigEndpointAndReadinessURL(t *testing.T) {
 	api := cfg.Adapter.Clients.HyperfleetAPI
 	if got, want := readinessURL(api), strings.TrimRight(api.BaseURL, "/")+"/api/hyperfleet"; got != want {
 		t.Errorf("readiness URL %q, want %q", got, want)
+	}
+}
+
+// Every HTTP request serve makes names this build: the API client's and the
+// readiness probe's (the API's logs otherwise say only Go-http-client/1.1).
+func TestHTTPRequestsCarryUserAgent(t *testing.T) {
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.Header.Get("User-Agent"))
+	}))
+	defer srv.Close()
+	api := newAPI(config.HyperfleetAPIConfig{BaseURL: srv.URL, Version: "v1", RetryAttempts: 1})
+	if _, err := api.Do(context.Background(), adapter.APIRequest{Method: "GET", URL: "/clusters/c1"}); err != nil {
+		t.Fatal(err)
+	}
+	probe := &http.Client{Transport: uaTransport{http.DefaultTransport}}
+	if err := health.HTTPCheck(probe, srv.URL+"/api/hyperfleet")(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := "bundle-adapter/" + version
+	if len(got) != 2 || got[0] != want || got[1] != want {
+		t.Errorf("User-Agent of the API call and the probe = %q, want %q", got, want)
+	}
+}
+
+// The metrics port serves /metrics and nothing else.
+func TestMetricsOnlyServer(t *testing.T) {
+	m := metrics.New()
+	h := metricsOnly(m)
+	for path, code := range map[string]int{"/metrics": 200, "/healthz": 404, "/config": 404} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		if rec.Code != code {
+			t.Errorf("%s = %d, want %d", path, rec.Code, code)
+		}
+		if path == "/metrics" && !strings.Contains(rec.Body.String(), "bundle_adapter_bundles_pending_deletion") {
+			t.Errorf("/metrics lacks bundle_adapter_bundles_pending_deletion")
+		}
 	}
 }

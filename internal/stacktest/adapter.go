@@ -57,7 +57,7 @@ func StartAdapter(o AdapterOptions) (*Adapter, error) {
 		return nil, err
 	}
 	a.cmd = exec.Command(o.Bin, "serve", "--config", o.Files.Adapter, "--task-config", o.Files.Task,
-		"--broker-config", o.Files.Broker, "--listen", listen)
+		"--broker-config", o.Files.Broker, "--listen", listen, "--metrics-listen", "")
 	a.cmd.Env = append(os.Environ(), o.Env...)
 	a.cmd.Stdout, a.cmd.Stderr = logFile, logFile
 	if o.OwnProcessGroup {
