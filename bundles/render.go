@@ -39,7 +39,7 @@ func RenderContext(ctx context.Context, m *config.Manifest, data map[string]any,
 	case m.Whole != nil:
 		return renderWhole(ctx, m, data, now)
 	}
-	out, err := renderValue(ctx, m.Tree, data, now)
+	out, err := config.ExecuteTree(ctx, m.Tree, data, now)
 	if err != nil {
 		return nil, err
 	}
@@ -48,34 +48,6 @@ func RenderContext(ctx context.Context, m *config.Manifest, data map[string]any,
 		return nil, fmt.Errorf("render: manifest is %T, not a mapping", out)
 	}
 	return root, nil
-}
-
-func renderValue(ctx context.Context, v any, data map[string]any, now time.Time) (any, error) {
-	switch x := v.(type) {
-	case *config.Template:
-		return x.ExecuteContext(ctx, data, now)
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, val := range x {
-			rv, err := renderValue(ctx, val, data, now)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = rv
-		}
-		return out, nil
-	case []any:
-		out := make([]any, len(x))
-		for i, val := range x {
-			rv, err := renderValue(ctx, val, data, now)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = rv
-		}
-		return out, nil
-	}
-	return v, nil
 }
 
 // renderWhole renders a Whole manifest as text and decodes it as YAML.

@@ -51,31 +51,7 @@ func probeRender(l *errorList, m *Manifest, path string, data map[string]any) (a
 }
 
 func probeTree(v any, data map[string]any) (any, error) {
-	switch x := v.(type) {
-	case *Template:
-		return x.ExecuteContext(context.Background(), data, probeTime)
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, val := range x {
-			rv, err := probeTree(val, data)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = rv
-		}
-		return out, nil
-	case []any:
-		out := make([]any, len(x))
-		for i, val := range x {
-			rv, err := probeTree(val, data)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = rv
-		}
-		return out, nil
-	}
-	return v, nil
+	return ExecuteTree(context.Background(), v, data, probeTime)
 }
 
 // probeTemplated reports whether the root's key holds a template.
