@@ -1,16 +1,12 @@
 package bundles
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"time"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/bundle-adapter/bundle-adapter/config"
 )
@@ -60,14 +56,11 @@ func renderWhole(ctx context.Context, m *config.Manifest, data map[string]any, n
 	if err != nil {
 		return nil, err
 	}
-	dec := yaml.NewDecoder(bytes.NewReader([]byte(text)))
-	var raw any
-	if err := dec.Decode(&raw); err != nil && !errors.Is(err, io.EOF) {
+	// The same bounded decoder as config files: one document, aliases and
+	// merge keys expanded within config.MaxYAMLNodes and MaxYAMLDepth.
+	raw, err := config.DecodeYAML([]byte(text))
+	if err != nil {
 		return nil, fmt.Errorf("%s: rendered manifest is not valid YAML: %w", name, err)
-	}
-	var extra any
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: rendered manifest must be exactly one YAML document", name)
 	}
 	out, err := renderNormalize(name, raw)
 	if err != nil {

@@ -1,6 +1,7 @@
 package bundles
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -177,7 +178,7 @@ func TestRenderWholeInvalidYAML(t *testing.T) {
 		t.Fatalf("error = %v", err)
 	}
 	_, err = Render(m, map[string]any{"name": "x\n---\nkind: Other"}, testNow)
-	if err == nil || !strings.Contains(err.Error(), "exactly one YAML document") {
+	if err == nil || !strings.Contains(err.Error(), "exactly one YAML document is allowed") {
 		t.Fatalf("error = %v", err)
 	}
 }
@@ -220,5 +221,22 @@ func TestRenderConcurrent(t *testing.T) {
 		if got := <-done; got != want {
 			t.Errorf("concurrent render fingerprint = %s, want %s", got, want)
 		}
+	}
+}
+
+// Values rendered unquoted into a Whole manifest cannot smuggle a YAML alias
+// bomb past the limits: the rendered text is decoded with the same bounded
+// decoder as config files (config.DecodeYAML), so the render fails fast.
+func TestRenderWholeBoundsAliases(t *testing.T) {
+	// 8 levels of merge keys, each merging the level below 10 times.
+	names := []any{"&a0 {k: v}"}
+	for i := 1; i <= 8; i++ {
+		alias := fmt.Sprintf("*a%d", i-1)
+		names = append(names, fmt.Sprintf("&a%d {<<: [%s]}", i, strings.TrimSuffix(strings.Repeat(alias+", ", 10), ", ")))
+	}
+	params := map[string]any{"clusterId": "c9", "namespaces": names, "replicas": 2}
+	_, err := Render(compileFixture(t, "range.yaml"), params, testNow)
+	if err == nil || !strings.Contains(err.Error(), "range.yaml") || !strings.Contains(err.Error(), "alias") {
+		t.Fatalf("render of an alias bomb: %v, want an alias error naming range.yaml", err)
 	}
 }

@@ -59,7 +59,7 @@ func TestHostileConfigFiles(t *testing.T) {
 			[]string{"ref-fifo.yaml:5: resources[0].manifest.ref: cannot read bundles/fifo.yaml: not a regular file (a named pipe)"}},
 		// item 10: a second document, or a document with nothing in it.
 		{"second document", "task", hostile("two-documents.yaml"),
-			[]string{"two-documents.yaml:3: invalid YAML: a second YAML document (after ---): a config file holds exactly one"}},
+			[]string{"two-documents.yaml:3: invalid YAML: a second YAML document (after ---): exactly one YAML document is allowed"}},
 		{"second document in a broker config", "broker", hostile("broker-two-documents.yaml"),
 			[]string{"broker-two-documents.yaml:2: invalid YAML: a second YAML document"}},
 		{"only ---", "task", hostile("only-separator.yaml"), []string{"only-separator.yaml: file is empty (no YAML document, or a null one)"}},

@@ -25,7 +25,7 @@ func parseYAML(data []byte) (*yaml.Node, error) {
 	var extra yaml.Node
 	switch err := dec.Decode(&extra); {
 	case err == nil:
-		return nil, &yamlError{Extra: true, Line: extra.Line, Msg: "a second YAML document (after ---): a config file holds exactly one"}
+		return nil, &yamlError{Extra: true, Line: extra.Line, Msg: "a second YAML document (after ---): exactly one YAML document is allowed"}
 	case !errors.Is(err, io.EOF):
 		return nil, err
 	}
