@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/broker"
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi/apistub"
+	"github.com/bundle-adapter/bundle-adapter/internal/boundedfile"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
 )
 
@@ -93,9 +96,27 @@ func (f *dryRunFlags) clock() (func() time.Time, error) {
 	return func() time.Time { return t }, nil
 }
 
+// maxDryRunFileBytes bounds the --maestro-state and --api-responses files.
+const maxDryRunFileBytes = 64 << 20
+
+// readBounded reads the file a flag names as a bounded regular file: a FIFO
+// or a device fails at once instead of hanging the dry-run.
+func readBounded(flag, path string, limit int64) (io.Reader, error) {
+	data, err := boundedfile.Read(path, limit)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", flag, path, err)
+	}
+	return bytes.NewReader(data), nil
+}
+
 func readEvent(path string) (adapter.Event, error) {
 	if path == "" {
 		return adapter.Event{}, fmt.Errorf("--event is required")
+	}
+	// Any size reaches ReadStructured, which refuses one over the event
+	// limit as serve does; only what is not a regular file is refused here.
+	if err := boundedfile.Check(path, math.MaxInt64); err != nil {
+		return adapter.Event{}, fmt.Errorf("--event %s: %w", path, err)
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -113,11 +134,10 @@ func (f *dryRunFlags) fakes(cfg *config.Config, clock func() time.Time) (*memmae
 	opts := memmaestro.Options{Clock: clock, SourceID: cfg.Adapter.Clients.Maestro.SourceID}
 	store := memmaestro.New(opts)
 	if f.state != "" {
-		r, err := os.Open(f.state)
+		r, err := readBounded("--maestro-state", f.state, maxDryRunFileBytes)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--maestro-state: %w", err)
+			return nil, nil, err
 		}
-		defer r.Close()
 		if store, err = memmaestro.LoadStateWith(r, opts); err != nil {
 			return nil, nil, fmt.Errorf("--maestro-state %s: %w", f.state, err)
 		}
@@ -127,11 +147,10 @@ func (f *dryRunFlags) fakes(cfg *config.Config, clock func() time.Time) (*memmae
 	if f.apiResponses == "" {
 		return store, stubAt(apistub.New(version, nil), apiCfg), nil
 	}
-	r, err := os.Open(f.apiResponses)
+	r, err := readBounded("--api-responses", f.apiResponses, maxDryRunFileBytes)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--api-responses: %w", err)
+		return nil, nil, err
 	}
-	defer r.Close()
 	api, err := apistub.Load(r, version)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--api-responses %s: %w", f.apiResponses, err)
