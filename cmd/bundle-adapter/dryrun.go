@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"math"
 	"os"
+	"sort"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,6 +25,9 @@ import (
 type dryRunFlags struct {
 	configFlags
 	event, apiResponses, state, stateOut, now, output string
+	// discovery is HyperFleet adapter's dry-run discovery file: the
+	// resources that exist, by name (read as the Maestro state's works).
+	discovery string
 }
 
 func newDryRunCmd() *cobra.Command {
@@ -44,6 +49,7 @@ Exit codes: 0 the event was processed (whatever its outcome), 2 invalid config,
 	fs.StringVar(&f.apiResponses, "api-responses", "", `canned API answers: {"GET /api/hyperfleet/v1/clusters/c1": {"status": 200, "body": {...}}}`)
 	fs.StringVar(&f.state, "maestro-state", "", `Maestro state: {"works": [...], "deleteBehavior": "pending|immediate", "consumers": [...]}`)
 	fs.StringVar(&f.stateOut, "maestro-state-out", "", "write the final Maestro state here (same format)")
+	fs.StringVar(&f.discovery, "discovery", "", `HyperFleet adapter's discovery file: {"<name>": ManifestWork, ...}, the bundles that exist (instead of --maestro-state)`)
 	fs.StringVar(&f.now, "now", "", "fix the clock (RFC3339)")
 	fs.StringVar(&f.output, "output", "text", "json or text")
 	return cmd
@@ -133,6 +139,18 @@ func readEvent(path string) (adapter.Event, error) {
 func (f *dryRunFlags) fakes(cfg *config.Config, clock func() time.Time) (*memmaestro.Store, *apistub.Stub, error) {
 	opts := memmaestro.Options{Clock: clock, SourceID: cfg.Adapter.Clients.Maestro.SourceID}
 	store := memmaestro.New(opts)
+	if f.state != "" && f.discovery != "" {
+		return nil, nil, fmt.Errorf("--maestro-state and --discovery both name the bundles that exist: give one")
+	}
+	if f.discovery != "" {
+		r, err := readBounded("--discovery", f.discovery, maxDryRunFileBytes)
+		if err != nil {
+			return nil, nil, err
+		}
+		if store, err = loadDiscovery(r, opts); err != nil {
+			return nil, nil, fmt.Errorf("--discovery %s: %w", f.discovery, err)
+		}
+	}
 	if f.state != "" {
 		r, err := readBounded("--maestro-state", f.state, maxDryRunFileBytes)
 		if err != nil {
@@ -179,4 +197,27 @@ func (f *dryRunFlags) saveState(store *memmaestro.Store) error {
 		return fmt.Errorf("--maestro-state-out: %w", err)
 	}
 	return out.Close()
+}
+
+// loadDiscovery reads HyperFleet adapter's discovery file, a JSON object of
+// ManifestWorks by name, as a Maestro state holding those works.
+func loadDiscovery(r io.Reader, opts memmaestro.Options) (*memmaestro.Store, error) {
+	var byName map[string]json.RawMessage
+	if err := json.NewDecoder(r).Decode(&byName); err != nil {
+		return nil, fmt.Errorf("not a JSON object of ManifestWorks by name: %w", err)
+	}
+	names := make([]string, 0, len(byName))
+	for n := range byName {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	works := make([]json.RawMessage, len(names))
+	for i, n := range names {
+		works[i] = byName[n]
+	}
+	state, err := json.Marshal(map[string]any{"works": works})
+	if err != nil {
+		return nil, err
+	}
+	return memmaestro.LoadStateWith(bytes.NewReader(state), opts)
 }

@@ -3,10 +3,15 @@
 // and records every call.
 //
 // Unmatched GETs answer 404 like the real API for an unknown resource;
-// unmatched PUT, POST and PATCH answer 200 with an empty JSON object.
+// unmatched PUT, POST and PATCH answer 200 with an empty JSON object. A
+// responses file in HyperFleet adapter's dry-run format (LoadHyperFleet)
+// matches by method and regular expression instead, answers an endpoint's
+// responses in turn (the last one repeated), and answers 200 with an empty
+// JSON object to whatever it does not match, as that adapter's dry-run does.
 package apistub
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -46,6 +51,8 @@ type Stub struct {
 	resolver  *hyperfleetapi.Resolver
 	mu        sync.Mutex
 	responses map[string]Response
+	patterns  []*endpoint // HyperFleet adapter's format, tried in order
+	defaultOK bool        // unmatched calls answer 200 {} (HyperFleet's format)
 	calls     []Call
 	failNext  map[string]int
 }
@@ -65,10 +72,19 @@ func (s *Stub) UseBaseURL(baseURL string, allowedOrigins []string) {
 	s.resolver = hyperfleetapi.NewResolver(baseURL, s.version, allowedOrigins)
 }
 
-// Load reads the responses file format: {"GET /api/hyperfleet/v1/clusters/c1": {"status": 200, "body": {...}}}.
+// Load reads a responses file: this adapter's format,
+// {"GET /api/hyperfleet/v1/clusters/c1": {"status": 200, "body": {...}}}, or
+// HyperFleet adapter's dry-run format, {"responses": [...]} (LoadHyperFleet).
 func Load(r io.Reader, version string) (*Stub, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("API responses: %w", err)
+	}
+	if isHyperFleetFormat(data) {
+		return LoadHyperFleet(bytes.NewReader(data), version)
+	}
 	var m map[string]Response
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
 		return nil, fmt.Errorf("API responses: %w", err)
@@ -130,7 +146,10 @@ func (s *Stub) Do(_ context.Context, req adapter.APIRequest) (adapter.APIRespons
 	if r, ok := s.responses[key]; ok {
 		return adapter.APIResponse{Status: r.Status, Body: []byte(r.Body)}, nil
 	}
-	if req.Method == http.MethodGet || req.Method == http.MethodDelete {
+	if r, ok := s.matchPattern(req.Method, path); ok {
+		return adapter.APIResponse{Status: r.Status, Body: []byte(r.Body)}, nil
+	}
+	if !s.defaultOK && (req.Method == http.MethodGet || req.Method == http.MethodDelete) {
 		return adapter.APIResponse{Status: http.StatusNotFound, Body: []byte(`{"reason":"not found"}`)}, nil
 	}
 	return adapter.APIResponse{Status: http.StatusOK, Body: []byte(`{}`)}, nil
