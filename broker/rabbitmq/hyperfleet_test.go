@@ -1,0 +1,127 @@
+package rabbitmq
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"testing"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/bundle-adapter/bundle-adapter/broker/brokertest"
+)
+
+// The options name and declare what hyperfleet-broker names and declares:
+// a fanout exchange named after the topic unless told otherwise, the queue
+// "<queue>-<subscription_id>" when queue is set.
+func TestOptionsAsHyperFleetBroker(t *testing.T) {
+	base := Options{URL: "amqp://h/", Topic: "clusters", SubscriptionID: "onprem"}
+	tests := []struct {
+		name                                string
+		set                                 func(*Options)
+		queue, exchange, kind, key, tagPref string
+	}{
+		{"defaults", func(*Options) {}, "clusters-onprem", "clusters", "fanout", "", "bundle-adapter-"},
+		{"topic exchange binds every key", func(o *Options) { o.ExchangeType = "topic" }, "clusters-onprem", "clusters", "topic", "#", "bundle-adapter-"},
+		{"queue override", func(o *Options) { o.Queue = "hf" }, "hf-onprem", "clusters", "fanout", "", "bundle-adapter-"},
+		{"routing key and exchange", func(o *Options) { o.Exchange, o.ExchangeType, o.RoutingKey = "ev", "direct", "k" }, "clusters-onprem", "ev", "direct", "k", "bundle-adapter-"},
+		{"consumer tag", func(o *Options) { o.ConsumerTag = "adapter-a" }, "clusters-onprem", "clusters", "fanout", "", "adapter-a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := base
+			tt.set(&o)
+			o = o.withDefaults()
+			if o.QueueName() != tt.queue || o.DeadLetterQueueName() != tt.queue+".dead-letter" || o.Exchange != tt.exchange ||
+				o.ExchangeType != tt.kind || o.bindingKey(o.ExchangeType) != tt.key || !strings.HasPrefix(o.consumerTag(), tt.tagPref) {
+				t.Errorf("queue %s, exchange %s (%s), key %q, tag %s", o.QueueName(), o.Exchange, o.ExchangeType, o.bindingKey(o.ExchangeType), o.consumerTag())
+			}
+		})
+	}
+}
+
+// A message without an AMQP message id, as Sentinel sends it, is named by
+// its _watermill_message_uuid header (the CloudEvent id), so dead-letter
+// reasons and logs name the event.
+func TestMessageIDNamesTheEvent(t *testing.T) {
+	f := sentinelFixture(t)
+	tests := []struct {
+		name string
+		d    amqp.Delivery
+		want string
+	}{
+		{"sentinel", amqp.Delivery{Headers: table(f.Headers), DeliveryTag: 7, Body: []byte(f.Body)}, sentinelEventID(t, f)},
+		{"message id wins", amqp.Delivery{MessageId: "m-1", Headers: table(f.Headers), DeliveryTag: 7}, "m-1"},
+		{"neither", amqp.Delivery{DeliveryTag: 7}, "delivery-7"},
+		{"empty header", amqp.Delivery{Headers: amqp.Table{WatermillUUIDHeader: ""}, DeliveryTag: 7}, "delivery-7"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := (&Message{d: tt.d}).ID(); got != tt.want {
+				t.Errorf("ID() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// An exchange someone else declared with another type (Sentinel through
+// hyperfleet-broker declares fanout) is used as it is declared, with a
+// warning naming both types: Sentinel's message is consumed and acked.
+func TestExchangeOfAnotherTypeUsedAsDeclared(t *testing.T) {
+	f := sentinelFixture(t)
+	tests := []struct{ declared, ours string }{
+		{"fanout", "topic"},
+		{"topic", ""}, // ours defaults to fanout
+		{"direct", "fanout"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.declared+"-vs-"+tt.ours, func(t *testing.T) {
+			o := testOptions(t, "foreign")
+			o.ExchangeType = tt.ours
+			if err := adminChannel(t).ExchangeDeclare(o.Topic, tt.declared, true, false, false, false, nil); err != nil {
+				t.Fatal(err)
+			}
+			var logs syncBuffer
+			o.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+			r := start(t, o)
+			publishRaw(t, o.Topic, f.RoutingKey, amqp.Publishing{Headers: table(f.Headers), DeliveryMode: f.DeliveryMode, Body: []byte(f.Body)})
+			m := r.receive(t)
+			if m.ID() != sentinelEventID(t, f) {
+				t.Errorf("ID() = %q, want the CloudEvent id", m.ID())
+			}
+			if err := m.Ack(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			r.Stop(t)
+			if n := queueDepth(t, o.withDefaults().QueueName()); n != 0 {
+				t.Errorf("queue holds %d messages after the ack", n)
+			}
+			ours := tt.ours
+			if ours == "" {
+				ours = "fanout"
+			}
+			if w := logs.String(); !strings.Contains(w, "exchange exists with another type") || !strings.Contains(w, "declared="+tt.declared) || !strings.Contains(w, "configured="+ours) {
+				t.Errorf("warning does not say what differs:\n%s", w)
+			}
+		})
+	}
+}
+
+func sentinelFixture(t *testing.T) brokertest.SentinelMessage {
+	t.Helper()
+	f, err := brokertest.LoadSentinel(brokertest.SentinelFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func sentinelEventID(t *testing.T, f brokertest.SentinelMessage) string {
+	t.Helper()
+	var ce struct{ ID string }
+	if err := json.Unmarshal([]byte(f.Body), &ce); err != nil || ce.ID == "" {
+		t.Fatalf("fixture body: %v", err)
+	}
+	return ce.ID
+}
