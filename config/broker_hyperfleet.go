@@ -100,3 +100,13 @@ func (p *GooglePubSub) validate(l *errorList, path string) {
 		l.add(path+".ack_deadline_seconds", "must be between 10 and 600, not %d", p.AckDeadlineSeconds)
 	}
 }
+
+// RedactedYAML is the broker config in effect as YAML, secrets redacted as
+// in Config.Dump; serve logs it when LogConfig is set.
+func (c *BrokerConfig) RedactedYAML() string {
+	out, err := yaml.Marshal(redact(c))
+	if err != nil {
+		return "cannot marshal: " + err.Error()
+	}
+	return string(out)
+}
