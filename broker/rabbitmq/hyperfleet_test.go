@@ -125,3 +125,25 @@ func sentinelEventID(t *testing.T, f brokertest.SentinelMessage) string {
 	}
 	return ce.ID
 }
+
+// Sentinel's message, dead-lettered, is named by its CloudEvent id in the
+// consumer's log, and its copy keeps the header that names it.
+func TestDeadLetteredSentinelMessageNamesTheEvent(t *testing.T) {
+	f := sentinelFixture(t)
+	o := testOptions(t, "sentinel-dl")
+	var logs syncBuffer
+	o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	r := start(t, o)
+	publishRaw(t, o.Topic, f.RoutingKey, amqp.Publishing{Headers: table(f.Headers), DeliveryMode: f.DeliveryMode, Body: []byte(f.Body)})
+	if err := r.receive(t).DeadLetter(context.Background(), "invalid: test"); err != nil {
+		t.Fatal(err)
+	}
+	id := sentinelEventID(t, f)
+	if got := logs.String(); !strings.Contains(got, "message_id="+id+" queue=") {
+		t.Errorf("dead-letter log does not name the CloudEvent id %s:\n%s", id, got)
+	}
+	d := getOne(t, o.withDefaults().DeadLetterQueueName())
+	if got, _ := scalarString(d.Headers[WatermillUUIDHeader]); got != id {
+		t.Errorf("dead-letter copy header %s = %q, want %s", WatermillUUIDHeader, got, id)
+	}
+}
