@@ -1,14 +1,18 @@
 package rabbitmq
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/broker"
 	"github.com/bundle-adapter/bundle-adapter/broker/brokertest"
 )
 
@@ -67,7 +71,8 @@ func TestMessageIDNamesTheEvent(t *testing.T) {
 
 // An exchange someone else declared with another type (Sentinel through
 // hyperfleet-broker declares fanout) is used as it is declared, with a
-// warning naming both types: Sentinel's message is consumed and acked.
+// warning naming both types: Sentinel's message is processed by the
+// dispatcher and acked.
 func TestExchangeOfAnotherTypeUsedAsDeclared(t *testing.T) {
 	f := sentinelFixture(t)
 	tests := []struct{ declared, ours string }{
@@ -84,23 +89,46 @@ func TestExchangeOfAnotherTypeUsedAsDeclared(t *testing.T) {
 			}
 			var logs syncBuffer
 			o.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
-			r := start(t, o)
-			publishRaw(t, o.Topic, f.RoutingKey, amqp.Publishing{Headers: table(f.Headers), DeliveryMode: f.DeliveryMode, Body: []byte(f.Body)})
-			m := r.receive(t)
-			if m.ID() != sentinelEventID(t, f) {
-				t.Errorf("ID() = %q, want the CloudEvent id", m.ID())
-			}
-			if err := m.Ack(context.Background()); err != nil {
+			processed := make(chan adapter.Event, 1)
+			settled := make(chan string, 1)
+			d, err := broker.NewDispatcher(broker.DispatcherOptions{
+				Decode: broker.Decode, Logger: o.Logger,
+				Process: func(_ context.Context, ev adapter.Event) *adapter.Result {
+					processed <- ev
+					return &adapter.Result{Event: ev, ExecutionStatus: adapter.ExecutionSuccess}
+				},
+				Hooks: broker.Hooks{Processed: func(_ *adapter.Result, _ time.Duration, outcome string) { settled <- outcome }},
+			})
+			if err != nil {
 				t.Fatal(err)
 			}
-			r.Stop(t)
-			if n := queueDepth(t, o.withDefaults().QueueName()); n != 0 {
-				t.Errorf("queue holds %d messages after the ack", n)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go d.Run(ctx)
+			c := New(o)
+			consumed := make(chan error, 1)
+			go func() { consumed <- c.Consume(ctx, d.Handle) }()
+			waitFor(t, "consumer ready", c.Ready)
+			publishRaw(t, o.Topic, f.RoutingKey, amqp.Publishing{Headers: table(f.Headers), DeliveryMode: f.DeliveryMode, Body: []byte(f.Body)})
+			select {
+			case ev := <-processed:
+				if ev.ID != sentinelEventID(t, f) {
+					t.Errorf("processed event %s, want the fixture's", ev.ID)
+				}
+			case err := <-consumed:
+				t.Fatalf("Consume returned %v", err)
+			case <-time.After(10 * time.Second):
+				t.Fatal("the Sentinel message was not processed")
 			}
-			ours := tt.ours
-			if ours == "" {
-				ours = "fanout"
+			if outcome := <-settled; outcome != broker.SettledAcked {
+				t.Errorf("outcome %s, want %s", outcome, broker.SettledAcked)
 			}
+			waitFor(t, "the message acked", func() bool { return queueDepth(t, o.withDefaults().QueueName()) == 0 })
+			cancel()
+			if err := <-consumed; err != nil {
+				t.Errorf("Consume returned %v", err)
+			}
+			ours := cmp.Or(tt.ours, "fanout")
 			if w := logs.String(); !strings.Contains(w, "exchange exists with another type") || !strings.Contains(w, "declared="+tt.declared) || !strings.Contains(w, "configured="+ours) {
 				t.Errorf("warning does not say what differs:\n%s", w)
 			}
