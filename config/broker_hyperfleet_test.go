@@ -145,3 +145,26 @@ func writeTemp(t *testing.T, content string) string {
 	}
 	return path
 }
+
+// Environment overrides reach the optional keys (a *bool, a *Duration) as
+// hyperfleet-broker's viper does (upper-cased path), and a nested
+// broker.subscriber beside a top-level one is ignored with a warning.
+func TestHyperFleetBrokerOptionalKeys(t *testing.T) {
+	t.Setenv("BROKER_GOOGLEPUBSUB_CREATE_TOPIC_IF_MISSING", "false")
+	t.Setenv("BROKER_GOOGLEPUBSUB_EXPIRATION_TTL", "2d")
+	path := writeTemp(t, "broker:\n  type: googlepubsub\n  googlepubsub: {project_id: p}\n  subscriber: {parallelism: 1}\nsubscriber: {parallelism: 7}\n")
+	c, err := LoadBrokerConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c.Settings.GooglePubSub
+	if p.CreateTopicIfMissing == nil || *p.CreateTopicIfMissing || p.ExpirationTTL == nil || p.ExpirationTTL.D() != 48*time.Hour {
+		t.Errorf("env overrides not applied: %+v", p)
+	}
+	if c.Subscriber.Parallelism != 7 {
+		t.Errorf("parallelism %d, want the top-level 7", c.Subscriber.Parallelism)
+	}
+	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0].Error(), "broker.subscriber: is ignored: the top-level subscriber block is set") {
+		t.Errorf("warnings %v", c.Warnings)
+	}
+}
