@@ -5,9 +5,22 @@ import "net"
 // BrokerConfig is broker.yaml (path from BROKER_CONFIG_FILE). Every leaf can be
 // overridden by the environment variable named by its upper-cased path, e.g.
 // BROKER_RABBITMQ_URL or SUBSCRIBER_PARALLELISM.
+//
+// Every key of hyperfleet-broker's broker.yaml loads and means what it means
+// there, except where Warnings says otherwise.
 type BrokerConfig struct {
 	Settings   BrokerSettings   `yaml:"broker"`
 	Subscriber SubscriberConfig `yaml:"subscriber"`
+	// LogConfig logs the broker config in effect (secrets redacted) when
+	// serve starts, as hyperfleet-broker's log_config does.
+	LogConfig bool `yaml:"log_config"`
+	// Publisher is hyperfleet-broker's publisher settings (Sentinel's
+	// chart renders them): loaded with a warning and ignored, bundle-adapter
+	// publishes only its own retry and dead-letter copies.
+	Publisher ignoredKey `yaml:"publisher,omitempty"`
+	// Warnings are the load warnings of the file: keys accepted so
+	// HyperFleet's broker files load unchanged, that mean less here.
+	Warnings Errors `yaml:"-"`
 }
 
 // BrokerSettings selects and configures the message broker.
@@ -16,25 +29,84 @@ type BrokerSettings struct {
 	RabbitMQ     RabbitMQ      `yaml:"rabbitmq"`
 	GooglePubSub GooglePubSub  `yaml:"googlepubsub"`
 	Delivery     DeliveryRules `yaml:"delivery"`
+	// Subscriber is where hyperfleet-adapter's chart renders the subscriber
+	// block. hyperfleet-broker ignores it there; here it applies as the
+	// top-level subscriber when that is absent (with a warning either way).
+	Subscriber *SubscriberConfig `yaml:"subscriber,omitempty"`
+	// Publisher: see BrokerConfig.Publisher.
+	Publisher ignoredKey `yaml:"publisher,omitempty"`
 }
 
-// RabbitMQ configures the AMQP consumer. URL may carry credentials; they are
-// redacted from dumps and logs. Defaults: exchange_type topic, prefetch 10.
+// RabbitMQ configures the AMQP consumer, with hyperfleet-broker's keys and
+// defaults. URL may carry credentials; they are redacted from dumps and
+// logs.
 type RabbitMQ struct {
-	URL           string `yaml:"url"`
-	Exchange      string `yaml:"exchange"`
-	ExchangeType  string `yaml:"exchange_type"`
-	PrefetchCount int    `yaml:"prefetch_count"`
+	URL string `yaml:"url"`
+	// Exchange the events are published to; default the topic.
+	Exchange string `yaml:"exchange"`
+	// ExchangeType is declared when the exchange does not exist: fanout
+	// (the default, as hyperfleet-broker declares it), topic, direct or
+	// headers. An exchange that exists with another type is used as it is.
+	ExchangeType string `yaml:"exchange_type"`
+	// Queue replaces the topic in the queue name: "<queue>-<subscription_id>",
+	// as hyperfleet-broker names it; default "<topic>-<subscription_id>".
+	Queue string `yaml:"queue"`
+	// RoutingKey binds the queue to the exchange: the key the publisher
+	// sends with (hyperfleet-broker's publisher sends routing_key, default
+	// empty). Default "#" on a topic exchange, empty on the others.
+	RoutingKey string `yaml:"routing_key"`
+	// PrefetchCount bounds the messages handed out and not yet settled;
+	// default 10 (0 means the default).
+	PrefetchCount int `yaml:"prefetch_count"`
+	// PrefetchSize loads with a warning: RabbitMQ does not implement it.
+	PrefetchSize int `yaml:"prefetch_size"`
+	// ConsumerTag names the consumer (shown by rabbitmqctl list_consumers);
+	// default "bundle-adapter-<random>".
+	ConsumerTag string `yaml:"consumer_tag"`
+	// PublisherConfirm: bundle-adapter always waits for RabbitMQ's confirm
+	// of its retry and dead-letter copies; false loads with a warning.
+	PublisherConfirm *bool `yaml:"publisher_confirm,omitempty"`
 }
 
-// GooglePubSub configures the Pub/Sub consumer. Defaults: ack deadline 60s,
-// 5 delivery attempts before dead-lettering, 1000 outstanding messages.
+// GooglePubSub configures the Pub/Sub consumer, with hyperfleet-broker's
+// keys. Defaults: ack deadline 60s, 5 delivery attempts before
+// dead-lettering, 1000 outstanding messages; what is missing is created
+// unless create_topic_if_missing / create_subscription_if_missing is false.
 type GooglePubSub struct {
-	ProjectID              string `yaml:"project_id"`
+	ProjectID string `yaml:"project_id"`
+	// Topic is read when the adapter config names no topic
+	// (clients.broker.topic wins).
+	Topic string `yaml:"topic"`
+	// Subscription names the subscription outright; default
+	// "<topic>-<subscription_id>".
+	Subscription           string `yaml:"subscription"`
 	AckDeadlineSeconds     int    `yaml:"ack_deadline_seconds"`
 	DeadLetterMaxAttempts  int    `yaml:"dead_letter_max_attempts"`
 	DeadLetterTopic        string `yaml:"dead_letter_topic"`
 	MaxOutstandingMessages int    `yaml:"max_outstanding_messages"`
+	// MaxOutstandingBytes bounds the bytes of the messages handed out;
+	// 0 is the client's default.
+	MaxOutstandingBytes int `yaml:"max_outstanding_bytes"`
+	// NumGoroutines is the client's number of receiving streams; 0 is the
+	// client's default.
+	NumGoroutines int `yaml:"num_goroutines"`
+	// CreateTopicIfMissing and CreateSubscriptionIfMissing: false refuses
+	// to start when the topic (or the dead-letter topic) or the
+	// subscription does not exist, naming it. Absent means true, which is
+	// what bundle-adapter always did (hyperfleet-broker's default is false).
+	CreateTopicIfMissing        *bool `yaml:"create_topic_if_missing,omitempty"`
+	CreateSubscriptionIfMissing *bool `yaml:"create_subscription_if_missing,omitempty"`
+	// The settings of a subscription or topic created here (an existing
+	// one is left as it is); 0 or absent is Pub/Sub's default. Durations
+	// are Go durations, seconds ("604800s") or days ("7d").
+	MessageRetentionDuration Duration  `yaml:"message_retention_duration"`
+	ExpirationTTL            *Duration `yaml:"expiration_ttl,omitempty"` // 0: never expire
+	EnableMessageOrdering    bool      `yaml:"enable_message_ordering"`
+	// RetryMinBackoff and RetryMaxBackoff are the subscription's retry
+	// policy; default broker.delivery's min_backoff and max_backoff.
+	RetryMinBackoff        Duration `yaml:"retry_min_backoff"`
+	RetryMaxBackoff        Duration `yaml:"retry_max_backoff"`
+	TopicRetentionDuration Duration `yaml:"topic_retention_duration"`
 	// Endpoint (host:port) replaces Google's endpoint. A loopback address
 	// (an emulator beside the adapter) is reached in plaintext without
 	// credentials, any other over TLS with Application Default Credentials
@@ -64,7 +136,7 @@ type SubscriberConfig struct {
 func defaultBrokerConfig() BrokerConfig {
 	return BrokerConfig{
 		Settings: BrokerSettings{
-			RabbitMQ:     RabbitMQ{ExchangeType: "topic", PrefetchCount: 10},
+			RabbitMQ:     RabbitMQ{PrefetchCount: 10},
 			GooglePubSub: GooglePubSub{AckDeadlineSeconds: 60, DeadLetterMaxAttempts: 5, MaxOutstandingMessages: 1000},
 			Delivery:     DeliveryRules{MaxDeliveries: 5, MinBackoff: Duration(1e9), MaxBackoff: Duration(60e9)},
 		},
@@ -80,15 +152,13 @@ func (c *BrokerConfig) validate(l *errorList) {
 		} else {
 			checkAMQPURL(l, "broker.rabbitmq.url", c.Settings.RabbitMQ.URL)
 		}
-		if c.Settings.RabbitMQ.Exchange == "" {
-			l.add("broker.rabbitmq.exchange", "is required when broker.type is rabbitmq")
-		}
-		oneOf(l, "broker.rabbitmq.exchange_type", c.Settings.RabbitMQ.ExchangeType, "topic", "direct", "fanout")
+		c.Settings.RabbitMQ.validate(l, "broker.rabbitmq")
 	case "googlepubsub":
 		if c.Settings.GooglePubSub.ProjectID == "" {
 			l.add("broker.googlepubsub.project_id", "is required when broker.type is googlepubsub")
 		}
 		c.Settings.GooglePubSub.validateEndpoint(l, "broker.googlepubsub")
+		c.Settings.GooglePubSub.validate(l, "broker.googlepubsub")
 	case "":
 		l.add("broker.type", "is required (rabbitmq or googlepubsub)")
 	default:

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -253,6 +254,13 @@ func parseDuration(s string) (time.Duration, error) {
 		return time.Duration(secs) * time.Second, nil
 	}
 	dur, err := time.ParseDuration(s)
+	if days, ok := strings.CutSuffix(s, "d"); ok && err != nil {
+		// Whole days, as Google Cloud writes durations ("7d").
+		n, derr := strconv.ParseInt(days, 10, 64)
+		if derr == nil && n >= 0 && n <= int64(math.MaxInt64/(24*time.Hour)) {
+			dur, err = time.Duration(n)*24*time.Hour, nil
+		}
+	}
 	if err != nil {
 		return 0, errorf("must be a duration such as 10s or 5m, not %q", s)
 	}

@@ -147,6 +147,12 @@ func setLeaf(v reflect.Value, path, s string) error {
 		}
 		v = v.FieldByIndex(structFields(v.Type())[key])
 	}
+	if v.Kind() == reflect.Pointer { // an optional leaf (*bool, *Duration)
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		v = v.Elem()
+	}
 	switch {
 	case v.Type() == durationType:
 		d, err := parseDuration(s)

@@ -33,6 +33,9 @@ func (c *Config) Warnings() Errors {
 	if c.Adapter != nil {
 		out = append(out, c.Adapter.Warnings...)
 	}
+	if c.Broker != nil {
+		out = append(out, c.Broker.Warnings...)
+	}
 	return out
 }
 
@@ -95,6 +98,8 @@ func LoadAdapterConfig(path string, fs *pflag.FlagSet) (*AdapterConfig, error) {
 }
 
 // LoadBrokerConfig loads broker.yaml with defaults and environment overrides.
+// Keys of hyperfleet-broker that mean less here load with a warning
+// (BrokerConfig.Warnings).
 func LoadBrokerConfig(path string) (*BrokerConfig, error) {
 	cfg := defaultBrokerConfig()
 	l := newErrorList(path)
@@ -104,8 +109,10 @@ func LoadBrokerConfig(path string) (*BrokerConfig, error) {
 	}
 	d := &decoder{errs: l}
 	d.decode(root, reflectValue(&cfg), "")
+	cfg.applyNested(l)
 	applyOverrides(l, &cfg, brokerEnvNames, nil)
 	cfg.validate(l)
+	cfg.Warnings = l.warns.sorted()
 	return &cfg, l.result()
 }
 

@@ -61,6 +61,12 @@ func New(ctx context.Context, o Options) (*Consumer, error) {
 		unsettled: map[*Message]struct{}{},
 	}
 	c.sub.ReceiveSettings.MaxOutstandingMessages = o.MaxOutstandingMessages
+	if o.MaxOutstandingBytes > 0 {
+		c.sub.ReceiveSettings.MaxOutstandingBytes = o.MaxOutstandingBytes
+	}
+	if o.NumGoroutines > 0 {
+		c.sub.ReceiveSettings.NumGoroutines = o.NumGoroutines
+	}
 	// No ShutdownOptions: the client's graceful shutdown, which keeps its
 	// streams until every message handed out is acked or nacked, so acks
 	// made while Consume drains reach Pub/Sub. A timed shutdown stops the

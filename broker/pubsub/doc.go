@@ -3,16 +3,21 @@
 //
 // # Resources
 //
-// The subscription "<topic>-<subscription_id>" on Options.Topic: replicas
+// The subscription "<topic>-<subscription_id>" (or Options.Subscription)
+// on Options.Topic: replicas
 // sharing a subscription id compete for its messages; every subscription id
 // gets its own subscription and so every event. New creates it when missing
 // (and the topic when missing), with Options.AckDeadline, a dead-letter
 // policy (Options.DeadLetterTopic after Options.MaxDeliveries attempts) and
-// a retry policy (Options.MinBackoff to Options.MaxBackoff). An existing
-// subscription is used as it is. The dead-letter topic, default
+// a retry policy (Options.MinBackoff to Options.MaxBackoff), and the
+// retention, expiration and ordering Options give; a topic it creates gets
+// Options.TopicRetention. An existing subscription is used as it is. The dead-letter topic, default
 // "<topic>-<subscription_id>-dead-letter", and a subscription of the same
 // name on it (a topic without subscriptions drops what it receives) are
-// created when missing too.
+// created when missing too. With Options.DoNotCreateTopicIfMissing or
+// Options.DoNotCreateSubscriptionIfMissing (hyperfleet-broker's
+// create_*_if_missing: false) New creates nothing of that kind and refuses
+// to start, naming what is missing.
 //
 // # Delivery count
 //

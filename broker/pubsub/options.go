@@ -17,6 +17,25 @@ type Options struct {
 	// "<topic>-<subscription_id>" on Topic.
 	Topic          string
 	SubscriptionID string
+	// Subscription, when set, is the subscription id outright.
+	Subscription string
+	// DoNotCreateTopicIfMissing and DoNotCreateSubscriptionIfMissing
+	// (hyperfleet-broker's create_topic_if_missing and
+	// create_subscription_if_missing set to false) make New refuse, naming
+	// what is missing, instead of creating the topic or dead-letter topic,
+	// or the subscription. A missing dead-letter subscription is then only
+	// a warning. Default false: New creates what is missing.
+	DoNotCreateTopicIfMissing, DoNotCreateSubscriptionIfMissing bool
+	// MessageRetention, ExpirationTTL and EnableMessageOrdering are settings
+	// of a subscription New creates, TopicRetention of a topic it creates;
+	// zero or nil is Pub/Sub's default, an ExpirationTTL of 0 never
+	// expires. Existing resources are left as they are.
+	MessageRetention, TopicRetention time.Duration
+	ExpirationTTL                    *time.Duration
+	EnableMessageOrdering            bool
+	// MaxOutstandingBytes and NumGoroutines are the client's receive
+	// settings; 0 is the client's default.
+	MaxOutstandingBytes, NumGoroutines int
 	// Endpoint is the host:port of the Pub/Sub API. A loopback address
 	// ("localhost", 127.0.0.0/8, ::1: an emulator or pstest) is reached in
 	// plaintext without credentials; any other endpoint over TLS with the
@@ -64,11 +83,17 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// SubscriptionName is the subscription id, "<topic>-<subscription_id>".
-func (o Options) SubscriptionName() string { return o.Topic + "-" + o.SubscriptionID }
+// SubscriptionName is the subscription id: Subscription, or
+// "<topic>-<subscription_id>".
+func (o Options) SubscriptionName() string {
+	if o.Subscription != "" {
+		return o.Subscription
+	}
+	return o.Topic + "-" + o.SubscriptionID
+}
 
 func (o Options) withDefaults() Options {
-	if o.DeadLetterTopic == "" && o.Topic != "" && o.SubscriptionID != "" {
+	if o.DeadLetterTopic == "" && (o.Subscription != "" || o.Topic != "" && o.SubscriptionID != "") {
 		o.DeadLetterTopic = o.SubscriptionName() + "-dead-letter"
 	}
 	o.AckDeadline = min(max(durationOr(o.AckDeadline, 60*time.Second), 10*time.Second), 600*time.Second)

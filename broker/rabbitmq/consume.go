@@ -45,8 +45,10 @@ func (c *Consumer) Ready() bool { return c.ready.Load() }
 // When ctx is done, Consume stops deliveries, waits up to DrainTimeout for
 // the messages handed out to be settled, closes the connection and returns
 // nil. It returns an error only for what reconnecting cannot fix: invalid
-// options, refused credentials or vhost (403), missing permissions, or an
-// exchange or queue that exists with other settings (406).
+// options, refused credentials or vhost (403), missing permissions, or a
+// queue that exists with other settings (406). An exchange that exists with
+// another type or settings is not an error: it is used as it is declared,
+// and a warning says what differs.
 func (c *Consumer) Consume(ctx context.Context, handle func(broker.Message)) error {
 	if err := c.opts.validate(); err != nil {
 		return err
@@ -84,8 +86,8 @@ func (c *Consumer) session(ctx context.Context, handle func(broker.Message)) (su
 		return false, err
 	}
 	c.ready.Store(true)
-	c.log.Info("subscribed", "url", redactURL(c.opts.URL), "exchange", c.opts.Exchange,
-		"routing_key", c.opts.RoutingKey, "prefetch", c.opts.Prefetch)
+	c.log.Info("subscribed", "url", redactURL(c.opts.URL), "exchange", c.opts.Exchange, "exchange_type", s.kind,
+		"binding_key", c.opts.bindingKey(s.kind), "consumer_tag", s.tag, "prefetch", c.opts.Prefetch)
 	err = s.deliver(ctx, deliveries, handle)
 	c.ready.Store(false)
 	if ctx.Err() != nil {

@@ -6,9 +6,14 @@
 // Every connect declares, idempotently (durable, never auto-deleted unless
 // said):
 //
-//   - the exchange Options.Exchange of Options.ExchangeType;
-//   - the queue "<topic>-<subscription_id>" bound to it with
-//     Options.RoutingKey. Replicas sharing a subscription id share the queue
+//   - the exchange Options.Exchange (default the topic) of
+//     Options.ExchangeType (default fanout), as hyperfleet-broker declares
+//     it. When it exists with another type or settings, it is used as it is
+//     declared and a warning names both types: the exchange belongs to
+//     whoever declared it first (Sentinel, usually);
+//   - the queue "<topic>-<subscription_id>" ("<queue>-<subscription_id>"
+//     with Options.Queue) bound to it with Options.RoutingKey (default "#"
+//     on a topic exchange, empty on the others). Replicas sharing a subscription id share the queue
 //     and compete for its messages; every subscription id gets its own queue
 //     and so every event;
 //   - the queue "<queue>.dead-letter", where DeadLetter puts messages with

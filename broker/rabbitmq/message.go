@@ -29,11 +29,18 @@ type Message struct {
 
 var _ broker.Message = (*Message)(nil)
 
-// ID is the AMQP message-id property, or "delivery-<tag>" when the
-// publisher set none.
+// WatermillUUIDHeader is the header hyperfleet-broker (through watermill)
+// sends instead of an AMQP message id; it holds the CloudEvent id.
+const WatermillUUIDHeader = "_watermill_message_uuid"
+
+// ID is the AMQP message-id property; else the WatermillUUIDHeader (the
+// CloudEvent id, as Sentinel sends it); else "delivery-<tag>".
 func (m *Message) ID() string {
 	if m.d.MessageId != "" {
 		return m.d.MessageId
+	}
+	if id, ok := scalarString(m.d.Headers[WatermillUUIDHeader]); ok && id != "" {
+		return id
 	}
 	return fmt.Sprintf("delivery-%d", m.d.DeliveryTag)
 }

@@ -17,16 +17,28 @@ type Options struct {
 	// URL is the AMQP URL, amqp://user:password@host:port/vhost. The password
 	// is never logged.
 	URL string
-	// Exchange is the exchange the events are published to; default Topic.
+	// Exchange is the exchange the events are published to; default Topic,
+	// as hyperfleet-broker names it.
 	Exchange string
-	// ExchangeType is the exchange kind: topic (default), direct or fanout.
+	// ExchangeType is the kind declared when the exchange does not exist:
+	// fanout (the default, as hyperfleet-broker declares it), topic,
+	// direct or headers. An exchange that exists with another kind is
+	// used as it is declared, with a warning (see Consume).
 	ExchangeType string
 	// Topic and SubscriptionID name the queue "<topic>-<subscription_id>".
 	Topic          string
 	SubscriptionID string
-	// RoutingKey binds the queue to the exchange; default "#" (every event
-	// of a topic exchange).
+	// Queue, when set, replaces Topic in the queue name:
+	// "<queue>-<subscription_id>", as hyperfleet-broker names it.
+	Queue string
+	// RoutingKey binds the queue to the exchange: the key the events are
+	// published with. Default "#" (every event) on a topic exchange, empty
+	// on the others (a fanout or headers exchange ignores it; a direct one
+	// matches hyperfleet-broker's empty publishing key).
 	RoutingKey string
+	// ConsumerTag names the consumer (rabbitmqctl list_consumers); default
+	// "bundle-adapter-<random>". RabbitMQ needs it unique per channel only.
+	ConsumerTag string
 	// Prefetch bounds the messages handed out and not yet settled; default 10.
 	Prefetch int
 	// MinBackoff and MaxBackoff bound the reconnect delay, which doubles
@@ -45,8 +57,23 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// QueueName is the subscription's queue, "<topic>-<subscription_id>".
-func (o Options) QueueName() string { return o.Topic + "-" + o.SubscriptionID }
+// QueueName is the subscription's queue, "<topic>-<subscription_id>", or
+// "<queue>-<subscription_id>" when Queue is set.
+func (o Options) QueueName() string { return cmp.Or(o.Queue, o.Topic) + "-" + o.SubscriptionID }
+
+// bindingKey is the key the queue is bound with on an exchange of kind.
+func (o Options) bindingKey(kind string) string {
+	if o.RoutingKey != "" {
+		return o.RoutingKey
+	}
+	if kind == amqp.ExchangeTopic {
+		return "#"
+	}
+	return ""
+}
+
+// consumerTag is ConsumerTag or, when empty, a fresh random tag.
+func (o Options) consumerTag() string { return cmp.Or(o.ConsumerTag, "bundle-adapter-"+newID()[:12]) }
 
 // DeadLetterQueueName is where DeadLetter puts messages, "<queue>.dead-letter".
 func (o Options) DeadLetterQueueName() string { return o.QueueName() + ".dead-letter" }
@@ -60,8 +87,7 @@ func (o Options) withDefaults() Options {
 	if o.Exchange == "" {
 		o.Exchange = o.Topic
 	}
-	o.ExchangeType = cmp.Or(o.ExchangeType, amqp.ExchangeTopic)
-	o.RoutingKey = cmp.Or(o.RoutingKey, "#")
+	o.ExchangeType = cmp.Or(o.ExchangeType, amqp.ExchangeFanout)
 	if o.Prefetch <= 0 {
 		o.Prefetch = 10
 	}

@@ -23,6 +23,9 @@ type session struct {
 	ch   *amqp.Channel
 	pub  *publisher
 	tag  string
+	// kind is the exchange's kind: as configured, or as someone else
+	// declared it.
+	kind string
 	// cancels reports the broker cancelling the consumer (queue deleted).
 	cancels chan string
 
@@ -44,7 +47,7 @@ func dial(o Options, log *slog.Logger) (*session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", redactURL(o.URL), err)
 	}
-	s := &session{opts: o, log: log, conn: conn, tag: "bundle-adapter-" + newID()[:12], done: make(chan struct{})}
+	s := &session{opts: o, log: log, conn: conn, tag: o.consumerTag(), done: make(chan struct{})}
 	if err := s.open(); err != nil {
 		s.close()
 		return nil, err
@@ -54,13 +57,18 @@ func dial(o Options, log *slog.Logger) (*session, error) {
 
 func (s *session) open() error {
 	s.watch(s.conn.NotifyClose(make(chan *amqp.Error, 1)))
+	kind, err := declareExchange(s.conn, s.opts, s.log)
+	if err != nil {
+		return err
+	}
+	s.kind = kind
 	ch, err := s.conn.Channel()
 	if err != nil {
 		return fmt.Errorf("open channel: %w", err)
 	}
 	s.ch = ch
 	s.watch(ch.NotifyClose(make(chan *amqp.Error, 1)))
-	if err := declareTopology(ch, s.opts); err != nil {
+	if err := declareQueues(ch, s.opts, kind); err != nil {
 		return err
 	}
 	if err := ch.Qos(s.opts.Prefetch, 0, false); err != nil {

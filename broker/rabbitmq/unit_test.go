@@ -84,7 +84,7 @@ func TestOptions(t *testing.T) {
 		o.retryQueueName(4*time.Second) != "clusters-onprem.retry.4s" {
 		t.Errorf("names %s %s %s", o.QueueName(), o.DeadLetterQueueName(), o.retryQueueName(4*time.Second))
 	}
-	if o.Exchange != "clusters" || o.ExchangeType != "topic" || o.RoutingKey != "#" || o.Prefetch != 10 {
+	if o.Exchange != "clusters" || o.ExchangeType != "fanout" || o.bindingKey(o.ExchangeType) != "" || o.Prefetch != 10 {
 		t.Errorf("defaults %+v", o)
 	}
 	if got := redactURL(o.URL); strings.Contains(got, "secret") || !strings.Contains(got, "u:xxxxx@h:5672") {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -13,19 +14,18 @@ import (
 )
 
 // newConsumer builds the consumer the broker config selects, subscribed as
-// "<topic>-<subscription_id>" from the adapter config. The returned close
-// func releases its resources.
+// "<topic>-<subscription_id>" from the adapter config unless the broker
+// config names the queue or subscription. With log_config it first logs the
+// broker config, secrets redacted. The returned close func releases its
+// resources.
 func newConsumer(ctx context.Context, cfg *config.Config, log *slog.Logger) (broker.Consumer, func(), error) {
-	sub := cfg.Adapter.Clients.Broker
 	b := cfg.Broker.Settings
+	if cfg.Broker.LogConfig {
+		log.Info("broker config", "config", cfg.Broker.RedactedYAML())
+	}
 	switch b.Type {
 	case "rabbitmq":
-		c := rabbitmq.New(rabbitmq.Options{
-			URL: b.RabbitMQ.URL, Exchange: b.RabbitMQ.Exchange, ExchangeType: b.RabbitMQ.ExchangeType,
-			Topic: sub.Topic, SubscriptionID: sub.SubscriptionID, Prefetch: b.RabbitMQ.PrefetchCount,
-			ConnectionName: cfg.Adapter.Info.Name, Logger: log,
-		})
-		return c, func() {}, nil
+		return rabbitmq.New(rabbitmqOptions(cfg, log)), func() {}, nil
 	case "googlepubsub":
 		c, err := pubsub.New(ctx, pubsubOptions(cfg, log))
 		if err != nil {
@@ -36,16 +36,40 @@ func newConsumer(ctx context.Context, cfg *config.Config, log *slog.Logger) (bro
 	return nil, nil, fmt.Errorf("broker type %q is not supported", b.Type)
 }
 
+// rabbitmqOptions maps the broker and adapter configs onto the RabbitMQ
+// consumer options. prefetch_size and publisher_confirm have no option:
+// they load with a warning (see config.RabbitMQ).
+func rabbitmqOptions(cfg *config.Config, log *slog.Logger) rabbitmq.Options {
+	sub, r := cfg.Adapter.Clients.Broker, cfg.Broker.Settings.RabbitMQ
+	return rabbitmq.Options{
+		URL: r.URL, Exchange: r.Exchange, ExchangeType: r.ExchangeType, Queue: r.Queue, RoutingKey: r.RoutingKey,
+		ConsumerTag: r.ConsumerTag, Topic: sub.Topic, SubscriptionID: sub.SubscriptionID, Prefetch: r.PrefetchCount,
+		ConnectionName: cfg.Adapter.Info.Name, Logger: log,
+	}
+}
+
 // pubsubOptions maps the broker and adapter configs onto the Pub/Sub
-// consumer options.
+// consumer options. The adapter config's topic wins over the broker file's;
+// retry_min_backoff and retry_max_backoff, when set, win over
+// broker.delivery's backoffs for the subscription's retry policy.
 func pubsubOptions(cfg *config.Config, log *slog.Logger) pubsub.Options {
 	sub, b := cfg.Adapter.Clients.Broker, cfg.Broker.Settings
 	p := b.GooglePubSub
-	return pubsub.Options{
-		ProjectID: p.ProjectID, Topic: sub.Topic, SubscriptionID: sub.SubscriptionID,
+	o := pubsub.Options{
+		ProjectID: p.ProjectID, Topic: cmp.Or(sub.Topic, p.Topic), SubscriptionID: sub.SubscriptionID, Subscription: p.Subscription,
 		Endpoint: p.Endpoint, Insecure: p.Insecure,
 		AckDeadline: time.Duration(p.AckDeadlineSeconds) * time.Second, MaxOutstandingMessages: p.MaxOutstandingMessages,
+		MaxOutstandingBytes: p.MaxOutstandingBytes, NumGoroutines: p.NumGoroutines,
 		DeadLetterTopic: p.DeadLetterTopic, MaxDeliveries: p.DeadLetterMaxAttempts,
-		MinBackoff: b.Delivery.MinBackoff.D(), MaxBackoff: b.Delivery.MaxBackoff.D(), Logger: log,
+		MinBackoff: cmp.Or(p.RetryMinBackoff, b.Delivery.MinBackoff).D(), MaxBackoff: cmp.Or(p.RetryMaxBackoff, b.Delivery.MaxBackoff).D(),
+		DoNotCreateTopicIfMissing:        p.CreateTopicIfMissing != nil && !*p.CreateTopicIfMissing,
+		DoNotCreateSubscriptionIfMissing: p.CreateSubscriptionIfMissing != nil && !*p.CreateSubscriptionIfMissing,
+		MessageRetention:                 p.MessageRetentionDuration.D(), TopicRetention: p.TopicRetentionDuration.D(),
+		EnableMessageOrdering: p.EnableMessageOrdering, Logger: log,
 	}
+	if p.ExpirationTTL != nil {
+		ttl := p.ExpirationTTL.D()
+		o.ExpirationTTL = &ttl
+	}
+	return o
 }

@@ -44,6 +44,30 @@ func TestValidateExamplesAndBrokenFixtures(t *testing.T) {
 	}
 }
 
+// The broker files HyperFleet writes (hyperfleet-adapter's chart for both
+// brokers, its test data, Sentinel's chart) pass validate unchanged; keys
+// without meaning here are printed as warnings.
+func TestValidateHyperFleetBrokerFiles(t *testing.T) {
+	const hf = "../../config/testdata/hyperfleet/"
+	tests := []struct {
+		file, wantErr string
+	}{
+		{"broker-rabbitmq-chart.yaml", ""},
+		{"broker-rabbitmq-full.yaml", "warning: " + hf + "broker-rabbitmq-full.yaml:12: broker.rabbitmq.prefetch_size: is ignored"},
+		{"broker-googlepubsub-chart.yaml", "warning: " + hf + "broker-googlepubsub-chart.yaml:13: broker.subscriber:"},
+		{"broker-googlepubsub-full.yaml", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			code, out, errOut := runCLI(t, "validate", "--config", ex+"onprem/adapter-config.yaml",
+				"--task-config", ex+"onprem/task-config.yaml", "--broker-config", hf+tt.file)
+			if code != 0 || !strings.Contains(out, "valid: onprem-bundles") || !strings.Contains(errOut, tt.wantErr) {
+				t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+			}
+		})
+	}
+}
+
 func TestConfigDumpRedacts(t *testing.T) {
 	code, out, errOut := runCLI(t, "config", "dump", "--config", ex+"onprem/adapter-config.yaml",
 		"--task-config", ex+"onprem/task-config.yaml", "--broker-config", ex+"onprem/broker.yaml", "--maestro-source-id", "from-flag")
