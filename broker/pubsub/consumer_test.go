@@ -21,18 +21,18 @@ func TestNewCreatesSubscription(t *testing.T) {
 	o := f.options("onprem").withDefaults()
 	start(t, o)
 	sub, err := f.client.SubscriptionAdminClient.GetSubscription(context.Background(),
-		&pb.GetSubscriptionRequest{Subscription: "projects/demo/subscriptions/clusters-onprem"})
+		&pb.GetSubscriptionRequest{Subscription: "projects/demo/subscriptions/onprem"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sub.Topic != "projects/demo/topics/clusters" || sub.AckDeadlineSeconds != 60 ||
-		sub.DeadLetterPolicy.GetDeadLetterTopic() != "projects/demo/topics/clusters-onprem-dead-letter" ||
+		sub.DeadLetterPolicy.GetDeadLetterTopic() != "projects/demo/topics/onprem-dlq" ||
 		sub.DeadLetterPolicy.GetMaxDeliveryAttempts() != 5 ||
 		sub.RetryPolicy.GetMinimumBackoff().AsDuration() != time.Second {
 		t.Errorf("subscription %v", sub)
 	}
 	if _, err := f.client.SubscriptionAdminClient.GetSubscription(context.Background(),
-		&pb.GetSubscriptionRequest{Subscription: "projects/demo/subscriptions/clusters-onprem-dead-letter"}); err != nil {
+		&pb.GetSubscriptionRequest{Subscription: "projects/demo/subscriptions/onprem-dlq"}); err != nil {
 		t.Errorf("dead-letter subscription: %v", err)
 	}
 	// A second consumer finds everything in place.
@@ -41,7 +41,7 @@ func TestNewCreatesSubscription(t *testing.T) {
 
 // A dead-letter publish that fails nacks the message: never lost.
 func TestDeadLetterFailureNacks(t *testing.T) {
-	f := newFake(t, pstest.ServerReactorOption{FuncName: "Publish", Reactor: failPublishTo("projects/demo/topics/clusters-dlfail-dead-letter")})
+	f := newFake(t, pstest.ServerReactorOption{FuncName: "Publish", Reactor: failPublishTo("projects/demo/topics/dlfail-dlq")})
 	o := f.options("dlfail")
 	r := start(t, o)
 	f.publish(t, "clusters", event, nil)
@@ -76,7 +76,7 @@ func TestDeliveriesWithoutDeadLetterPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := f.client.SubscriptionAdminClient.CreateSubscription(ctx, &pb.Subscription{
-		Name: "projects/demo/subscriptions/clusters-plain", Topic: "projects/demo/topics/clusters", AckDeadlineSeconds: 10,
+		Name: "projects/demo/subscriptions/plain", Topic: "projects/demo/topics/clusters", AckDeadlineSeconds: 10,
 	}); err != nil {
 		t.Fatal(err)
 	}

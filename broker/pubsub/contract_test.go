@@ -81,7 +81,7 @@ func (h *harness) Remaining(_ *testing.T, _ string) int {
 // DeadLetters returns the messages published to the subscription's
 // dead-letter topic since the previous call.
 func (h *harness) DeadLetters(_ *testing.T, subscription string) []brokertest.Delivered {
-	topic := fmt.Sprintf("projects/%s/topics/clusters-%s-dead-letter", project, subscription)
+	topic := fmt.Sprintf("projects/%s/topics/%s-dlq", project, subscription)
 	var out []brokertest.Delivered
 	for _, m := range h.srv.Messages() {
 		if m.Topic != topic || h.seen[m.ID] {
@@ -99,7 +99,7 @@ func (h *harness) CheckDeadLetter(t *testing.T, m broker.Message, subscription s
 	t.Helper()
 	want := maps.Clone(m.Attributes())
 	want[broker.ReasonAttribute] = d.Attributes[broker.ReasonAttribute]
-	want[SubscriptionAttribute] = "clusters-" + subscription
+	want[SubscriptionAttribute] = subscription
 	want[DeliveriesAttribute] = fmt.Sprint(m.Deliveries())
 	if fmt.Sprint(d.Attributes) != fmt.Sprint(want) {
 		t.Errorf("dead-lettered with attributes %v, want %v", d.Attributes, want)

@@ -3,7 +3,7 @@
 //
 // # Resources
 //
-// The subscription "<topic>-<subscription_id>" (or Options.Subscription)
+// The subscription "<subscription_id>" (or Options.Subscription)
 // on Options.Topic: replicas
 // sharing a subscription id compete for its messages; every subscription id
 // gets its own subscription and so every event. New creates it when missing
@@ -12,7 +12,7 @@
 // a retry policy (Options.MinBackoff to Options.MaxBackoff), and the
 // retention, expiration and ordering Options give; a topic it creates gets
 // Options.TopicRetention. An existing subscription is used as it is. The dead-letter topic, default
-// "<topic>-<subscription_id>-dead-letter", and a subscription of the same
+// "<subscription_id>-dlq" (hyperfleet-broker's names), and a subscription of the same
 // name on it (a topic without subscriptions drops what it receives) are
 // created when missing too. With Options.DoNotCreateTopicIfMissing or
 // Options.DoNotCreateSubscriptionIfMissing (hyperfleet-broker's

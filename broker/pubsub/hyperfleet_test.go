@@ -71,10 +71,10 @@ func TestRefusesWhatIsMissingWhenCreationIsOff(t *testing.T) {
 		existingSubscription bool
 		want                 string // "" for success
 	}{
-		{"topic missing", true, false, nil, false, "topic projects/demo/topics/clusters-hf-dead-letter does not exist and create_topic_if_missing is false"},
-		{"subscription topic missing", true, false, []string{"clusters-hf-dead-letter"}, false, "topic projects/demo/topics/clusters does not exist and create_topic_if_missing is false"},
-		{"subscription missing", false, true, nil, false, "subscription projects/demo/subscriptions/clusters-hf does not exist and create_subscription_if_missing is false"},
-		{"everything exists", true, true, []string{"clusters", "clusters-hf-dead-letter"}, true, ""},
+		{"topic missing", true, false, nil, false, "topic projects/demo/topics/hf-dlq does not exist and create_topic_if_missing is false"},
+		{"subscription topic missing", true, false, []string{"hf-dlq"}, false, "topic projects/demo/topics/clusters does not exist and create_topic_if_missing is false"},
+		{"subscription missing", false, true, nil, false, "subscription projects/demo/subscriptions/hf does not exist and create_subscription_if_missing is false"},
+		{"everything exists", true, true, []string{"clusters", "hf-dlq"}, true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -88,7 +88,7 @@ func TestRefusesWhatIsMissingWhenCreationIsOff(t *testing.T) {
 				}
 			}
 			if tt.existingSubscription {
-				if _, err := f.client.SubscriptionAdminClient.CreateSubscription(ctx, &pb.Subscription{Name: o.subscriptionPath("clusters-hf"), Topic: o.topicPath("clusters")}); err != nil {
+				if _, err := f.client.SubscriptionAdminClient.CreateSubscription(ctx, &pb.Subscription{Name: o.subscriptionPath("hf"), Topic: o.topicPath("clusters")}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -105,7 +105,7 @@ func TestRefusesWhatIsMissingWhenCreationIsOff(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("New = %v; want %q", err, tt.want)
 			}
-			if _, gerr := f.client.SubscriptionAdminClient.GetSubscription(ctx, &pb.GetSubscriptionRequest{Subscription: o.subscriptionPath("clusters-hf")}); gerr == nil && !tt.existingSubscription {
+			if _, gerr := f.client.SubscriptionAdminClient.GetSubscription(ctx, &pb.GetSubscriptionRequest{Subscription: o.subscriptionPath("hf")}); gerr == nil && !tt.existingSubscription {
 				t.Error("the subscription was created")
 			}
 		})
@@ -120,7 +120,7 @@ func TestSubscriptionNameAndReceiveSettings(t *testing.T) {
 	o.Subscription = "hf-adapter"
 	o.MaxOutstandingBytes, o.NumGoroutines = 1<<20, 3
 	c := newConsumer(t, o)
-	if c.opts.SubscriptionName() != "hf-adapter" || c.opts.DeadLetterTopic != "hf-adapter-dead-letter" {
+	if c.opts.SubscriptionName() != "hf-adapter" || c.opts.DeadLetterTopic != "hf-adapter-dlq" {
 		t.Errorf("names %s %s", c.opts.SubscriptionName(), c.opts.DeadLetterTopic)
 	}
 	if _, err := f.client.SubscriptionAdminClient.GetSubscription(context.Background(), &pb.GetSubscriptionRequest{Subscription: o.subscriptionPath("hf-adapter")}); err != nil {

@@ -13,8 +13,8 @@ import (
 // required; every other field has the default its comment states.
 type Options struct {
 	ProjectID string
-	// Topic and SubscriptionID name the subscription
-	// "<topic>-<subscription_id>" on Topic.
+	// Topic is the topic to consume; SubscriptionID names the subscription
+	// on it: "<subscription_id>", as hyperfleet-broker names it.
 	Topic          string
 	SubscriptionID string
 	// Subscription, when set, is the subscription id outright.
@@ -56,8 +56,8 @@ type Options struct {
 	// settled, plus those held by Retry; default 1000.
 	MaxOutstandingMessages int
 	// DeadLetterTopic receives DeadLetter's copies and, after MaxDeliveries
-	// attempts, Pub/Sub's own forwarding; default
-	// "<topic>-<subscription_id>-dead-letter".
+	// attempts, Pub/Sub's own forwarding; default "<subscription_id>-dlq",
+	// hyperfleet-broker's name for it.
 	DeadLetterTopic string
 	// MaxDeliveries is the dead-letter policy's maximum delivery attempts
 	// (dead_letter_max_attempts); default 5, clamped to Pub/Sub's 5..100.
@@ -83,18 +83,19 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// SubscriptionName is the subscription id: Subscription, or
-// "<topic>-<subscription_id>".
+// SubscriptionName is the subscription id: Subscription, or the
+// subscription id itself, as hyperfleet-broker names the subscription, so a
+// subscription its deployments created is the one consumed here.
 func (o Options) SubscriptionName() string {
 	if o.Subscription != "" {
 		return o.Subscription
 	}
-	return o.Topic + "-" + o.SubscriptionID
+	return o.SubscriptionID
 }
 
 func (o Options) withDefaults() Options {
 	if o.DeadLetterTopic == "" && (o.Subscription != "" || o.Topic != "" && o.SubscriptionID != "") {
-		o.DeadLetterTopic = o.SubscriptionName() + "-dead-letter"
+		o.DeadLetterTopic = o.SubscriptionName() + "-dlq"
 	}
 	o.AckDeadline = min(max(durationOr(o.AckDeadline, 60*time.Second), 10*time.Second), 600*time.Second)
 	if o.MaxOutstandingMessages <= 0 {

@@ -32,7 +32,7 @@ func TestAttemptCounter(t *testing.T) {
 
 func TestOptionsDefaults(t *testing.T) {
 	o := Options{ProjectID: "p", Topic: "clusters", SubscriptionID: "onprem", MaxDeliveries: 500, AckDeadline: time.Second}.withDefaults()
-	if o.SubscriptionName() != "clusters-onprem" || o.DeadLetterTopic != "clusters-onprem-dead-letter" {
+	if o.SubscriptionName() != "onprem" || o.DeadLetterTopic != "onprem-dlq" {
 		t.Errorf("names %s %s", o.SubscriptionName(), o.DeadLetterTopic)
 	}
 	if o.MaxDeliveries != 100 || o.AckDeadline != 10*time.Second || o.MaxOutstandingMessages != 1000 ||
