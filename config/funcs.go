@@ -12,7 +12,9 @@ import (
 	"strings"
 	"text/template"
 	"time"
-	"unicode"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
 )
 
 // tmplFuncs is the shared, read-only function map every template is parsed
@@ -65,7 +67,7 @@ var tmplFuncs = template.FuncMap{
 //
 //	lower s               s in lower case
 //	upper s               s in upper case
-//	title s               first letter of every word in upper case
+//	title s               English title case: each word's first letter upper, the rest lower
 //	trim s                s without leading and trailing white space
 //	trimPrefix s prefix   s without the leading prefix
 //	trimSuffix s suffix   s without the trailing suffix
@@ -118,23 +120,16 @@ func tmplNowGuard() (time.Time, error) {
 	return time.Time{}, fmt.Errorf("internal: now called without an injected clock")
 }
 
-// tmplTitle upper-cases the first letter of every word; a word starts after
-// any character that is not a letter, digit, underscore or apostrophe.
+// tmplTitle is hyperfleet-adapter's title: English title casing (the
+// first letter of every word upper-cased, the rest lower-cased). A Caser
+// keeps state, so each call gets its own. Special casing can triple a
+// rune's encoding (U+0390, 2 bytes, title-cases to 3 runes, 6 bytes), which
+// bounds the result.
 func tmplTitle(s string) (string, error) {
-	if err := checkFuncSize("title", tmplCaseBound(s)); err != nil {
+	if err := checkFuncSize("title", 3*len(s)); err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	prev := ' '
-	for _, r := range s {
-		if tmplIsSeparator(prev) {
-			r = unicode.ToTitle(r)
-		}
-		b.WriteRune(r)
-		prev = r
-	}
-	return b.String(), nil
+	return cases.Title(language.English).String(s), nil
 }
 
 // tmplCaseBound bounds the size of s after a case change: a rune never
@@ -184,16 +179,6 @@ func tmplSplit(sep, s string) ([]string, error) {
 		return nil, err
 	}
 	return strings.Split(s, sep), nil
-}
-
-func tmplIsSeparator(r rune) bool {
-	switch {
-	case r == '_' || r == '\'':
-		return false
-	case unicode.IsLetter(r) || unicode.IsDigit(r):
-		return false
-	}
-	return true
 }
 
 // tmplQuote quotes each value; a quoted byte takes at most 4 bytes (\xff),

@@ -65,6 +65,7 @@ func TestTemplateFunctions(t *testing.T) {
 		{"lower", `{{ .clusterId | lower }}`, "cluster-abc"},
 		{"upper", `{{ upper .clusterId }}`, "CLUSTER-ABC"},
 		{"title", `{{ title "hello wide-world o'neil" }}`, "Hello Wide-World O'neil"},
+		{"title lower-cases the rest (hyperfleet-adapter's title)", `{{ title "hELLO wORLD" }}`, "Hello World"},
 		{"trim", `{{ trim "  x y \n" }}`, "x y"},
 		{"trimPrefix", `{{ trimPrefix .clusterId "Cluster-" }}`, "ABC"},
 		{"trimSuffix", `{{ trimSuffix .clusterId "-ABC" }}`, "Cluster"},
