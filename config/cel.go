@@ -62,6 +62,9 @@ func newCELEnv(names []string) (*CELEnv, error) {
 	sorted := append([]string(nil), names...)
 	sort.Strings(sorted)
 	for _, n := range sorted {
+		if n == CELClockVar {
+			return nil, fmt.Errorf("the name %q is reserved for the event's clock", n)
+		}
 		opts = append(opts, cel.Variable(n, cel.DynType))
 	}
 	env, err := cel.NewEnv(opts...)

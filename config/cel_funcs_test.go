@@ -152,3 +152,10 @@ func TestCELHyperFleetFunctionsHaveACost(t *testing.T) {
 		}
 	}
 }
+
+// The clock's hidden variable cannot be taken by a config name.
+func TestCELClockVarIsReserved(t *testing.T) {
+	if _, err := newCELEnv([]string{"a", CELClockVar}); err == nil || !strings.Contains(err.Error(), "reserved") {
+		t.Fatalf("newCELEnv = %v, want the name refused as reserved", err)
+	}
+}
