@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"time"
@@ -18,8 +19,10 @@ type Options struct {
 	API     API
 	// Clock defaults to time.Now.
 	Clock func() time.Time
-	// LookupEnv defaults to os.LookupEnv. Only variables that params name
-	// (source env.X) are ever read, and CEL's env holds only those.
+	// LookupEnv defaults to os.LookupEnv. Only variables the task config
+	// names are ever read: params' env.X sources and the env.X reads of
+	// CEL and templates (config.CELEnv.EnvVars); env holds only those. New
+	// fails when a required one is not set.
 	LookupEnv func(string) (string, bool)
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
@@ -81,6 +84,13 @@ func New(o Options) (*Pipeline, error) {
 	}
 	if p.log == nil {
 		p.log = slog.Default()
+	}
+	if o.Task.CEL != nil {
+		for _, v := range o.Task.CEL.EnvVars() {
+			if _, ok := p.env(v.Name); !ok && v.Required {
+				return nil, fmt.Errorf("adapter: %s (line %d) reads env.%s, but the environment variable %s is not set: every event would fail", v.Path, v.Line, v.Name, v.Name)
+			}
+		}
 	}
 	if p.celTimeout <= 0 {
 		p.celTimeout = DefaultCELTimeout

@@ -68,8 +68,14 @@ func newRun(p *Pipeline, ev Event) *eventRun {
 	}
 	r.vars["event"], r.vars["env"], r.vars["metadata"] = event, r.env, meta
 	r.vars["resources"], r.vars["bundles"], r.vars["adapter"] = r.resources, r.bundles, r.adapter
+	r.vars[config.CELClockVar] = types.Timestamp{Time: r.now}
 	r.activation, _ = interpreter.NewActivation(r.vars)
-	r.data = map[string]any{"adapter": map[string]any{"name": p.info.Name, "version": p.info.Version}, "metadata": meta, "event": event}
+	for _, v := range p.task.CEL.EnvVars() {
+		if s, ok := p.env(v.Name); ok {
+			r.env[v.Name] = s
+		}
+	}
+	r.data = map[string]any{"adapter": map[string]any{"name": p.info.Name, "version": p.info.Version}, "metadata": meta, "event": event, "env": r.env}
 	return r
 }
 
@@ -101,13 +107,18 @@ func (e *celError) Unwrap() error { return e.err }
 var errCELTimeout = errors.New("CEL evaluation timeout")
 
 // evalCEL evaluates a compiled expression against vars (an activation or a
-// map), bounded by the pipeline's CEL timeout and config.CELCostLimit. An
+// map; the event's clock is added to a map for now() and condition ages), bounded by the pipeline's CEL timeout and config.CELCostLimit. An
 // evaluation stopped by either limit fails with an error saying which limit
 // and its value; every failure is a *celError naming the expression's YAML
 // path.
 func (r *eventRun) evalCEL(ctx context.Context, e *config.Expr, vars any) (ref.Val, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, r.p.celTimeout, errCELTimeout)
 	defer cancel()
+	if m, ok := vars.(map[string]any); ok {
+		if act, err := interpreter.NewActivation(m); err == nil {
+			vars = clockActivation{Activation: act, now: types.Timestamp{Time: r.now}}
+		}
+	}
 	val, _, err := e.Program.ContextEval(ctx, vars)
 	if err != nil {
 		var cancelled interpreter.EvalCancelledError
@@ -120,6 +131,20 @@ func (r *eventRun) evalCEL(ctx context.Context, e *config.Expr, vars any) (ref.V
 		return nil, &celError{path: e.Path, err: err}
 	}
 	return val, nil
+}
+
+// clockActivation is an activation (a capture's response fields) that
+// also holds the event's clock.
+type clockActivation struct {
+	interpreter.Activation
+	now types.Timestamp
+}
+
+func (a clockActivation) ResolveName(name string) (any, bool) {
+	if name == config.CELClockVar {
+		return a.now, true
+	}
+	return a.Activation.ResolveName(name)
 }
 
 // eval evaluates a compiled expression against the event's variables.

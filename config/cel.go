@@ -36,10 +36,14 @@ var builtinVars = []string{"event", "env", "resources", "adapter", "bundles", "m
 type CELEnv struct {
 	env   *cel.Env
 	Names []string
+
+	// envVars are the env.NAME reads of the compiled expressions and
+	// templates (see EnvVars).
+	envVars map[string]*EnvVar
 }
 
 func celOptions() []cel.EnvOption {
-	return []cel.EnvOption{
+	return append([]cel.EnvOption{
 		cel.OptionalTypes(),
 		cel.CrossTypeNumericComparisons(true),
 		ext.Strings(),
@@ -49,7 +53,8 @@ func celOptions() []cel.EnvOption {
 			cel.Overload(celToJSONOverload, []*cel.Type{cel.DynType}, cel.StringType,
 				cel.UnaryBinding(celToJSON))),
 		cel.CostEstimatorOptions(checker.OverloadCostEstimate(celToJSONOverload, estimateCELToJSON)),
-	}
+		cel.Variable(CELClockVar, cel.TimestampType),
+	}, hyperfleetCELFunctions()...)
 }
 
 func newCELEnv(names []string) (*CELEnv, error) {
@@ -57,6 +62,9 @@ func newCELEnv(names []string) (*CELEnv, error) {
 	sorted := append([]string(nil), names...)
 	sort.Strings(sorted)
 	for _, n := range sorted {
+		if n == CELClockVar {
+			return nil, fmt.Errorf("the name %q is reserved for the event's clock", n)
+		}
 		opts = append(opts, cel.Variable(n, cel.DynType))
 	}
 	env, err := cel.NewEnv(opts...)
@@ -80,13 +88,15 @@ func (c *CELEnv) compile(l *errorList, e *Expr) {
 		l.addAt(e.Path, e.Line, "CEL: %s", oneLine(iss.Err().Error()))
 		return
 	}
+	c.checkCELEnvReads(l, e, ast.NativeRep().Expr())
 	c.program(l, e, ast)
 }
 
 func (c *CELEnv) program(l *errorList, e *Expr, ast *cel.Ast) {
 	prg, err := c.env.Program(ast,
 		cel.CostLimit(CELCostLimit),
-		cel.CostTrackerOptions(interpreter.OverloadCostTracker(celToJSONOverload, trackCELToJSON)),
+		cel.CostTrackerOptions(append(hyperfleetCELCostTrackers(),
+			interpreter.OverloadCostTracker(celToJSONOverload, trackCELToJSON))...),
 		cel.InterruptCheckFrequency(celInterruptCheckInterval),
 		cel.EvalOptions(cel.OptOptimize))
 	if err != nil {
@@ -134,7 +144,8 @@ func oneLine(s string) string {
 	if len(msgs) == 0 {
 		return strings.Join(strings.Fields(s), " ")
 	}
-	return strings.ReplaceAll(strings.Join(msgs, "; "), " (in container '')", "")
+	msg := strings.ReplaceAll(strings.Join(msgs, "; "), " (in container '')", "")
+	return strings.ReplaceAll(msg, "'_ba_", "'")
 }
 
 // celLiteral renders a Go value decoded from YAML as a CEL literal.

@@ -12,7 +12,9 @@ import (
 	"strings"
 	"text/template"
 	"time"
-	"unicode"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
 )
 
 // tmplFuncs is the shared, read-only function map every template is parsed
@@ -23,24 +25,28 @@ var tmplFuncs = template.FuncMap{
 	"upper":      tmplUpper,
 	"title":      tmplTitle,
 	"trim":       strings.TrimSpace,
-	"trimPrefix": func(prefix, s string) string { return strings.TrimPrefix(s, prefix) },
-	"trimSuffix": func(suffix, s string) string { return strings.TrimSuffix(s, suffix) },
+	"trimPrefix": strings.TrimPrefix,
+	"trimSuffix": strings.TrimSuffix,
 	"replace":    tmplReplace,
-	"contains":   func(substr, s string) bool { return strings.Contains(s, substr) },
-	"hasPrefix":  func(prefix, s string) bool { return strings.HasPrefix(s, prefix) },
-	"hasSuffix":  func(suffix, s string) bool { return strings.HasSuffix(s, suffix) },
+	"contains":   strings.Contains,
+	"hasPrefix":  strings.HasPrefix,
+	"hasSuffix":  strings.HasSuffix,
 	"quote":      tmplQuote,
 	"default":    tmplDefault,
 	"toJson":     tmplToJSON,
 	"b64enc":     tmplB64Enc,
 	"b64dec":     tmplB64Dec,
 	"int":        tmplInt,
+	"int64":      tmplInt64,
 	"float":      tmplFloat,
+	"float64":    tmplFloat,
 	"toString":   tmplToString,
+	"string":     tmplString,
 	"join":       tmplJoin,
 	"split":      tmplSplit,
 	"now":        tmplNowGuard,
 	"date":       tmplDate,
+	"dateFormat": tmplDate,
 }
 
 // TemplateFuncNames returns the names of the functions templates can call
@@ -50,38 +56,48 @@ var tmplFuncs = template.FuncMap{
 // strings) run with text/template's builtins (and, or, not, len, index, slice,
 // print, printf, println, eq, ne, lt, le, gt, ge, html, js, urlquery, call)
 // plus exactly the functions below. Every function is pure: none reads
-// environment variables, files, the network or the real clock. Argument order
-// follows sprig, so the value being transformed comes last and pipes read
-// naturally: {{ .clusterId | lower }}, {{ .name | trimPrefix "x-" }}.
+// environment variables, files, the network or the real clock. Names and
+// argument order are hyperfleet-adapter's (pkg/utils TemplateFuncs): the
+// string functions take the string first, as Go's strings package does, so
+// {{ trimPrefix .name "x-" }} and {{ replace .id "-" "_" }}. Piping a value
+// into one of them ({{ .name | trimPrefix "x-" }}) would make it the last
+// argument, the prefix: ParseTemplate refuses that, and a call whose leading
+// arguments are literals and whose last is not ({{ contains "x" .s }}, the
+// sprig order), naming the function and the order to write.
 //
 //	lower s               s in lower case
 //	upper s               s in upper case
-//	title s               first letter of every word in upper case
+//	title s               English title case: each word's first letter upper, the rest lower
 //	trim s                s without leading and trailing white space
-//	trimPrefix prefix s   s without the leading prefix
-//	trimSuffix suffix s   s without the trailing suffix
-//	replace old new s     s with every old replaced by new
-//	contains substr s     whether s contains substr
-//	hasPrefix prefix s    whether s starts with prefix
-//	hasSuffix suffix s    whether s ends with suffix
+//	trimPrefix s prefix   s without the leading prefix
+//	trimSuffix s suffix   s without the trailing suffix
+//	replace s old new     s with every old replaced by new
+//	contains s substr     whether s contains substr
+//	hasPrefix s prefix    whether s starts with prefix
+//	hasSuffix s suffix    whether s ends with suffix
 //	quote v...            each value as a double-quoted Go string, space separated
-//	default d v           v, or d when v is empty (nil, "", 0, false, empty list or map);
+//	default d v           v, or d when v is nil or "" (0, false and empty lists are kept);
 //	                      a missing param is an error before default runs (templates run
 //	                      with missingkey=error): write (index . "name") to allow absence
 //	toJson v              compact JSON of v (no HTML escaping)
 //	b64enc s              standard base64 of s
 //	b64dec s              decoded standard base64; invalid input is an error
 //	int v                 v as an int: numbers truncated, strings parsed, true 1, nil 0; else an error
+//	int64 v               int, as an int64
 //	float v               v as a float64: strings parsed; otherwise an error
+//	float64 v             the same as float
 //	toString v            v as a string: nil is "", integral floats print without exponent
+//	string v              v printed as fmt's %v (1e+06 for a float 1000000, <nil> for nil),
+//	                      as hyperfleet-adapter prints it
 //	join sep list         elements of list (any slice) as strings, joined with sep
 //	split sep s           s split at every sep, as a list of strings (sprig's splitList)
 //	now                   the event's clock, injected by the caller of Execute
 //	date layout t         t (a time.Time) formatted with the Go layout, in t's own location
+//	dateFormat layout t   the same as date
 //
-// Differences from sprig: errors are returned instead of being swallowed into
-// zero values (int "abc" fails the render), split returns a list rather than
-// a map, date never converts to the machine's local time zone, and there is no
+// Differences from hyperfleet-adapter: errors are returned instead of being
+// swallowed into zero values (int "abc" fails the render instead of giving
+// 0), now is the event's clock rather than the machine's, and there is no
 // env, expandenv, readFile or any other function that reaches outside the
 // template's data.
 //
@@ -104,23 +120,16 @@ func tmplNowGuard() (time.Time, error) {
 	return time.Time{}, fmt.Errorf("internal: now called without an injected clock")
 }
 
-// tmplTitle upper-cases the first letter of every word; a word starts after
-// any character that is not a letter, digit, underscore or apostrophe.
+// tmplTitle is hyperfleet-adapter's title: English title casing (the
+// first letter of every word upper-cased, the rest lower-cased). A Caser
+// keeps state, so each call gets its own. Special casing can triple a
+// rune's encoding (U+0390, 2 bytes, title-cases to 3 runes, 6 bytes), which
+// bounds the result.
 func tmplTitle(s string) (string, error) {
-	if err := checkFuncSize("title", tmplCaseBound(s)); err != nil {
+	if err := checkFuncSize("title", 3*len(s)); err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	prev := ' '
-	for _, r := range s {
-		if tmplIsSeparator(prev) {
-			r = unicode.ToTitle(r)
-		}
-		b.WriteRune(r)
-		prev = r
-	}
-	return b.String(), nil
+	return cases.Title(language.English).String(s), nil
 }
 
 // tmplCaseBound bounds the size of s after a case change: a rune never
@@ -144,7 +153,7 @@ func tmplUpper(s string) (string, error) {
 
 // tmplReplace is strings.ReplaceAll(s, old, new), refused before it is
 // built when the result would exceed MaxTemplateFuncBytes.
-func tmplReplace(old, new, s string) (string, error) {
+func tmplReplace(s, old, new string) (string, error) {
 	n := strings.Count(s, old)
 	if n == 0 {
 		return s, nil
@@ -172,16 +181,6 @@ func tmplSplit(sep, s string) ([]string, error) {
 	return strings.Split(s, sep), nil
 }
 
-func tmplIsSeparator(r rune) bool {
-	switch {
-	case r == '_' || r == '\'':
-		return false
-	case unicode.IsLetter(r) || unicode.IsDigit(r):
-		return false
-	}
-	return true
-}
-
 // tmplQuote quotes each value; a quoted byte takes at most 4 bytes (\xff),
 // which bounds the result before it is built.
 func tmplQuote(vs ...any) (string, error) {
@@ -205,34 +204,14 @@ func tmplQuote(vs ...any) (string, error) {
 	return strings.Join(parts, " "), nil
 }
 
-// tmplDefault is sprig's default: given[0] unless it is empty, else d.
+// tmplDefault is hyperfleet-adapter's default: given[0] unless it is nil
+// or "", else d. Unlike sprig's, 0, false and empty lists and maps are
+// values, kept as given.
 func tmplDefault(d any, given ...any) any {
-	if len(given) == 0 || tmplEmpty(given[0]) {
+	if len(given) == 0 || given[0] == nil || given[0] == "" {
 		return d
 	}
 	return given[0]
-}
-
-func tmplEmpty(v any) bool {
-	rv := reflect.ValueOf(v)
-	if !rv.IsValid() {
-		return true
-	}
-	switch rv.Kind() {
-	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
-		return rv.Len() == 0
-	case reflect.Bool:
-		return !rv.Bool()
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return rv.Int() == 0
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return rv.Uint() == 0
-	case reflect.Float32, reflect.Float64:
-		return rv.Float() == 0
-	case reflect.Interface, reflect.Pointer:
-		return rv.IsNil()
-	}
-	return false
 }
 
 // tmplToJSON encodes v; the encoded size is bounded by walking v first
@@ -297,6 +276,23 @@ func tmplInt(v any) (int, error) {
 		return tmplFloatToInt(rv.Float())
 	}
 	return 0, fmt.Errorf("int: cannot convert %T to a number", v)
+}
+
+func tmplInt64(v any) (int64, error) {
+	i, err := tmplInt(v)
+	if err != nil {
+		return 0, fmt.Errorf("int64%s", strings.TrimPrefix(err.Error(), "int"))
+	}
+	return int64(i), nil
+}
+
+// tmplString is hyperfleet-adapter's string: fmt's %v of v, refused before
+// fmt prints a value whose text could pass MaxTemplateFuncBytes.
+func tmplString(v any) (string, error) {
+	if err := checkFuncSize("string", tmplArgBound(v)); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%v", v), nil
 }
 
 func tmplFloatToInt(f float64) (int, error) {

@@ -29,12 +29,16 @@ func tmplExecFuncs(s *tmplState) template.FuncMap {
 		"title":    str1(tmplTitle),
 		"b64enc":   str1(tmplB64Enc),
 		"b64dec":   str1(tmplB64Dec),
-		"replace":  func(o, n, v string) (string, error) { return s.str(tmplReplace(o, n, v)) },
+		"replace":  func(v, o, n string) (string, error) { return s.str(tmplReplace(v, o, n)) },
 		"quote":    anys(tmplQuote),
 		"toJson":   func(v any) (string, error) { return s.str(tmplToJSON(v)) },
 		"toString": func(v any) (string, error) { return s.str(tmplToStringBounded(v)) },
+		"string":   func(v any) (string, error) { return s.str(tmplString(v)) },
 		"join":     func(sep string, l any) (string, error) { return s.str(tmplJoin(sep, l)) },
 		"date":     func(layout string, t any) (string, error) { return s.str(tmplDate(layout, t)) },
+		"dateFormat": func(layout string, t any) (string, error) {
+			return s.str(tmplDate(layout, t))
+		},
 		"split": func(sep, v string) ([]string, error) {
 			l, err := tmplSplit(sep, v)
 			if err == nil {

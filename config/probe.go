@@ -20,7 +20,9 @@ var probeTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 //   - every template finishes within the template budget when rendered
 //     with sample values (see sampleData);
 //   - every bundle manifest rendered with sample values is one YAML
-//     mapping of kind ManifestWork.
+//     mapping of kind ManifestWork;
+//   - every environment variable CEL or a template reads (env.NAME,
+//     {{ .env.NAME }}) is set, unless every read is optional (env.?NAME).
 //
 // Rendering uses no network and a fixed clock (probeTime). A render that
 // fails for another reason (a sample value of the wrong shape for what the
@@ -28,8 +30,14 @@ var probeTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 func checkTemplates(l *errorList, c *TaskConfig) {
 	known := templateNames(c)
 	data := sampleData(c, known)
+	envSample := map[string]any{}
+	data["env"] = envSample
 	forEachTemplate(reflect.ValueOf(c), func(t *Template) {
 		checkTemplateNames(l, t, known)
+		c.CEL.checkTemplateEnvReads(l, t)
+		for name := range c.CEL.envVars {
+			envSample[name] = "sample"
+		}
 		if err := probeExecute(t, data); isBudgetError(err) {
 			l.add(t.name, "%v", err)
 		}
@@ -37,6 +45,9 @@ func checkTemplates(l *errorList, c *TaskConfig) {
 	for i := range c.Resources {
 		probeManifest(l, &c.Resources[i], indexPath("resources", i), data)
 	}
+	// Every expression and template is compiled by now: the environment
+	// variables they read are known.
+	c.CEL.checkEnvSet(l)
 }
 
 // templateNames are the names template data holds: the config's own (the

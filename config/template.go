@@ -64,6 +64,9 @@ func ParseTemplate(name, src string) (*Template, error) {
 	if err := checkTemplateCalls(tt); err != nil {
 		return nil, err
 	}
+	if err := checkArgOrder(tt); err != nil {
+		return nil, err
+	}
 	t.usesNow = tmplUsesNow(tt)
 	instrumentTemplate(tt)
 	t.tmpl = tt

@@ -93,7 +93,7 @@ func TestTemplateBombsAreBounded(t *testing.T) {
 			map[string]any{"l": make([]any, 2000)}, "step budget", true},
 		{"define chain calling itself twice per level", chainSrc(40), nil, "template calls", true},
 		{"recursion", `{{ define "a" }}{{ template "a" . }}{{ end }}{{ template "a" . }}`, nil, "calls itself", true},
-		{"nested replace", `{{ "x"` + strings.Repeat(` | replace "x" "xxxxxxxxxx"`, 8) + ` }}`, nil, "replace", false},
+		{"nested replace", `{{ ` + strings.Repeat(`replace (`, 8) + `"x"` + strings.Repeat(`) "x" "xxxxxxxxxx"`, 8) + ` }}`, nil, "replace", false},
 		{"nested toJson", `{{ ` + nest("toJson", 15, ".s") + ` }}`, map[string]any{"s": backslashes}, "toJson", false},
 		{"printf width", `{{ printf "%0100000000d" 1 }}`, nil, "printf", false},
 		{"quote of a big value", `{{ quote .big .big }}`, map[string]any{"big": big}, "quote", false},
@@ -101,7 +101,7 @@ func TestTemplateBombsAreBounded(t *testing.T) {
 		{"b64enc of a big value", `{{ b64enc (print .big .big) }}`, map[string]any{"big": big}, "print", false},
 		{"split into runes", `{{ len (split "" .big) }}`, map[string]any{"big": big}, "split", false},
 		{"js escape", `{{ js .big }}`, map[string]any{"big": strings.Repeat("<", 1<<20)}, "js", false},
-		{"work past the budget in small pieces", `{{ range 100000 }}{{ $x := replace "x" "y" $.big }}{{ end }}`,
+		{"work past the budget in small pieces", `{{ range 100000 }}{{ $x := replace $.big "x" "y" }}{{ end }}`,
 			map[string]any{"big": "x" + strings.Repeat("y", 3<<20)}, "work budget", false},
 	}
 	for _, tt := range tests {
@@ -152,7 +152,7 @@ func TestTemplateBudgetAllowsOrdinaryTemplates(t *testing.T) {
 		{`{{ range $i, $e := .l }}{{ $i }}{{ $e }}{{ end }}`, "0x1y"},
 		{chainSrc(10) + "ok", "ok"},
 		{`{{ define "x" }}[{{ . }}]{{ end }}{{ range .l }}{{ template "x" . }}{{ end }}`, "[x][y]"},
-		{`{{ .s | replace "a" "bb" | upper }}`, "BBC"},
+		{`{{ replace .s "a" "bb" | upper }}`, "BBC"},
 		{`{{ printf "%05d-%s" 7 .s }}`, "00007-ac"},
 		{`{{ toJson .l }}`, `["x","y"]`},
 		{`{{ js "<a>" }}{{ html "<" }}{{ urlquery "a b" }}{{ print 1 2 }}{{ println "z" }}`, `\u003Ca\u003E&lt;a+b1 2z` + "\n"},
@@ -177,13 +177,14 @@ func TestTemplateFuncsCheckSizeFirst(t *testing.T) {
 		name string
 		call func() error
 	}{
-		{"replace", func() error { _, err := tmplReplace("a", "aa", big); return err }},
+		{"replace", func() error { _, err := tmplReplace(big, "a", "aa"); return err }},
 		{"upper", func() error { _, err := tmplUpper(big + big); return err }},
 		{"toJson", func() error { _, err := tmplToJSON([]any{big, big}); return err }},
 		{"b64enc", func() error { _, err := tmplB64Enc(big); return err }},
 		{"quote", func() error { _, err := tmplQuote(big); return err }},
 		{"join", func() error { _, err := tmplJoin("", []string{big, big}); return err }},
 		{"date", func() error { _, err := tmplDate(big, tmplTestNow); return err }},
+		{"string", func() error { _, err := tmplString(big + big); return err }},
 	}
 	for _, tt := range tests {
 		err := tt.call()

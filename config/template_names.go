@@ -9,22 +9,36 @@ import (
 
 // templateDataNames are the names every template's data holds besides the
 // config's params, preconditions, captures and payloads.
-var templateDataNames = []string{"adapter", "event", "metadata"}
+var templateDataNames = []string{"adapter", "env", "event", "metadata"}
 
 // RootNames returns the names the template reads from its data's top
 // level: .x where dot is the data (outside range and with bodies) and $.x
 // anywhere, in the order they appear. Names reached through index, or
 // inside defined templates, are not listed.
 func (t *Template) RootNames() []string {
-	if t.tmpl == nil || t.tmpl.Tree == nil {
-		return nil
-	}
 	var names []string
-	rootNamesList(t.tmpl.Tree.Root, true, &names)
+	for _, f := range t.rootFields() {
+		if f[len(f)-1] == "$" {
+			names = append(names, "$."+f[0])
+		} else {
+			names = append(names, "."+f[0])
+		}
+	}
 	return names
 }
 
-func rootNamesList(l *parse.ListNode, dotIsRoot bool, out *[]string) {
+// rootFields are the field chains RootNames reads, each with its prefix
+// ("." or "$") last: {"env", "REGION", "."} for .env.REGION.
+func (t *Template) rootFields() [][]string {
+	if t.tmpl == nil || t.tmpl.Tree == nil {
+		return nil
+	}
+	var fields [][]string
+	rootNamesList(t.tmpl.Tree.Root, true, &fields)
+	return fields
+}
+
+func rootNamesList(l *parse.ListNode, dotIsRoot bool, out *[][]string) {
 	if l == nil {
 		return
 	}
@@ -50,7 +64,7 @@ func rootNamesList(l *parse.ListNode, dotIsRoot bool, out *[]string) {
 	}
 }
 
-func rootNamesPipe(p *parse.PipeNode, dotIsRoot bool, out *[]string) {
+func rootNamesPipe(p *parse.PipeNode, dotIsRoot bool, out *[][]string) {
 	if p == nil {
 		return
 	}
@@ -61,15 +75,15 @@ func rootNamesPipe(p *parse.PipeNode, dotIsRoot bool, out *[]string) {
 	}
 }
 
-func rootNamesArg(n parse.Node, dotIsRoot bool, out *[]string) {
+func rootNamesArg(n parse.Node, dotIsRoot bool, out *[][]string) {
 	switch x := n.(type) {
 	case *parse.FieldNode:
 		if dotIsRoot {
-			*out = append(*out, "."+x.Ident[0])
+			*out = append(*out, append(slices.Clone(x.Ident), "."))
 		}
 	case *parse.VariableNode:
 		if x.Ident[0] == "$" && len(x.Ident) > 1 {
-			*out = append(*out, "$."+x.Ident[1])
+			*out = append(*out, append(slices.Clone(x.Ident[1:]), "$"))
 		}
 	case *parse.ChainNode:
 		rootNamesArg(x.Node, dotIsRoot, out)

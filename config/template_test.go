@@ -65,16 +65,17 @@ func TestTemplateFunctions(t *testing.T) {
 		{"lower", `{{ .clusterId | lower }}`, "cluster-abc"},
 		{"upper", `{{ upper .clusterId }}`, "CLUSTER-ABC"},
 		{"title", `{{ title "hello wide-world o'neil" }}`, "Hello Wide-World O'neil"},
+		{"title lower-cases the rest (hyperfleet-adapter's title)", `{{ title "hELLO wORLD" }}`, "Hello World"},
 		{"trim", `{{ trim "  x y \n" }}`, "x y"},
-		{"trimPrefix", `{{ .clusterId | trimPrefix "Cluster-" }}`, "ABC"},
-		{"trimSuffix", `{{ trimSuffix "-ABC" .clusterId }}`, "Cluster"},
-		{"replace", `{{ .clusterId | replace "-" "_" }}`, "Cluster_ABC"},
-		{"contains", `{{ contains "ABC" .clusterId }} {{ contains "zzz" .clusterId }}`, "true false"},
-		{"hasPrefix", `{{ hasPrefix "Clu" .clusterId }}`, "true"},
-		{"hasSuffix", `{{ hasSuffix "Clu" .clusterId }}`, "false"},
+		{"trimPrefix", `{{ trimPrefix .clusterId "Cluster-" }}`, "ABC"},
+		{"trimSuffix", `{{ trimSuffix .clusterId "-ABC" }}`, "Cluster"},
+		{"replace", `{{ replace .clusterId "-" "_" }}`, "Cluster_ABC"},
+		{"contains", `{{ contains .clusterId "ABC" }} {{ contains .clusterId "zzz" }}`, "true false"},
+		{"hasPrefix", `{{ hasPrefix .clusterId "Clu" }}`, "true"},
+		{"hasSuffix", `{{ hasSuffix .clusterId "Clu" }}`, "false"},
 		{"quote", `{{ quote .clusterId }} {{ quote "a\"b" 3 }}`, `"Cluster-ABC" "a\"b" "3"`},
 		{"default used", `{{ default "dflt" .empty }}`, "dflt"},
-		{"default zero", `{{ default 7 .zero }}`, "7"},
+		{"default keeps zero (hyperfleet-adapter's default)", `{{ default 7 .zero }}`, "0"},
 		{"default kept", `{{ .clusterId | default "dflt" }}`, "Cluster-ABC"},
 		{"default absent via index", `{{ default "dflt" (index . "nope") }}`, "dflt"},
 		{"toJson", `{{ toJson .obj }}`, `{"a":1,"b":"<&>"}`},
@@ -90,6 +91,10 @@ func TestTemplateFunctions(t *testing.T) {
 		{"now", `{{ now.Unix }}`, fmt.Sprint(tmplTestNow.Unix())},
 		{"date now", `{{ now | date "2006-01-02T15:04:05Z07:00" }}`, "2025-03-04T05:06:07+02:00"},
 		{"date value", `{{ date "2006-01-02" .when }}`, "2020-01-02"},
+		{"dateFormat", `{{ dateFormat "2006-01-02T15:04" .when }} {{ now | dateFormat "15:04" }}`, "2020-01-02T03:04 05:06"},
+		{"int64", `{{ int64 .num }} {{ int64 .gen }}`, "42 1000000"},
+		{"float64", `{{ float64 .num }} {{ float64 "0.25" }}`, "42 0.25"},
+		{"string", `{{ string .gen }} {{ string .num }} {{ string .zero }} {{ string .list }}`, "1e+06 42 0 [a 1 true]"},
 		{"builtins", `{{ printf "%s-%d" .clusterId 3 }} {{ eq .num "42" }} {{ len .list }}`, "Cluster-ABC-3 true 3"},
 	}
 	for _, tt := range tests {
@@ -173,9 +178,9 @@ func TestNoEnvOrFileAccess(t *testing.T) {
 // be a deliberate change to this list and to the godoc in funcs.go.
 func TestTemplateFuncNames(t *testing.T) {
 	want := []string{
-		"b64dec", "b64enc", "contains", "date", "default", "float", "hasPrefix", "hasSuffix",
-		"int", "join", "lower", "now", "quote", "replace", "split", "title", "toJson",
-		"toString", "trim", "trimPrefix", "trimSuffix", "upper",
+		"b64dec", "b64enc", "contains", "date", "dateFormat", "default", "float", "float64",
+		"hasPrefix", "hasSuffix", "int", "int64", "join", "lower", "now", "quote", "replace",
+		"split", "string", "title", "toJson", "toString", "trim", "trimPrefix", "trimSuffix", "upper",
 	}
 	if got := TemplateFuncNames(); !slices.Equal(got, want) {
 		t.Fatalf("TemplateFuncNames() = %v\nwant %v", got, want)
@@ -292,4 +297,50 @@ func BenchmarkExecute(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestTemplateStringFuncsAnchorOrder: the string functions take the string
+// first, as hyperfleet-adapter's (Go's strings package order), and a call
+// written in the sprig order (string last, or piped) fails at parse naming
+// the function and the order, instead of rendering another string.
+func TestTemplateStringFuncsAnchorOrder(t *testing.T) {
+	data := map[string]any{"name": "x-cluster-x", "prefix": "x-"}
+	ok := []struct{ src, want string }{
+		{`{{ trimPrefix .name "x-" }}`, "cluster-x"},
+		{`{{ trimSuffix .name "-x" }}`, "x-cluster"},
+		{`{{ replace .name "x" "y" }}`, "y-cluster-y"},
+		{`{{ contains .name "clu" }}`, "true"},
+		{`{{ hasPrefix .name "x-" }}`, "true"},
+		{`{{ hasSuffix .name "x-" }}`, "false"},
+		{`{{ trimPrefix .name .prefix }}`, "cluster-x"},
+		{`{{ if hasPrefix .name .prefix }}yes{{ end }}`, "yes"},
+		{`{{ replace .name "x" "y" | upper }}`, "Y-CLUSTER-Y"},
+		{`{{ contains "abc" "b" }}`, "true"},
+	}
+	for _, tt := range ok {
+		tmpl, err := ParseTemplate("t", tt.src)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.src, err)
+		}
+		got, err := tmpl.Execute(data, tmplTestNow)
+		if err != nil || got != tt.want {
+			t.Errorf("%s = %q, %v; want %q", tt.src, got, err, tt.want)
+		}
+	}
+	bad := []struct{ src, want string }{
+		{`{{ .name | trimPrefix "x-" }}`, "trimPrefix takes the string first (trimPrefix s prefix"},
+		{`{{ .name | replace "x" "y" }}`, "replace s old new"},
+		{`{{ upper .name | hasSuffix "X" }}`, "hasSuffix takes the string first"},
+		{`{{ contains "clu" .name }}`, "contains takes the string first (contains s substr"},
+		{`{{ replace "x" "y" .name }}`, "sprig order"},
+		{`{{ if hasPrefix "x-" .name }}y{{ end }}`, "hasPrefix s prefix"},
+		{`{{ range .l }}{{ trimSuffix "-x" . }}{{ end }}`, "trimSuffix s suffix"},
+		{`{{ printf "%s" (hasSuffix "x" .name) }}`, "hasSuffix"},
+	}
+	for _, tt := range bad {
+		_, err := ParseTemplate("t", tt.src)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want one containing %q", tt.src, err, tt.want)
+		}
+	}
 }
