@@ -34,6 +34,10 @@ func (r *eventRun) resolveParams(ctx context.Context) bool {
 		if err != nil && fromEvent {
 			r.result.InvalidEvent = true
 		}
+		if err != nil && p.Source.APICall != nil && IsResourceNotFound(err) {
+			r.resourceGone("params", p.Name, err)
+			return false
+		}
 		if err != nil {
 			r.phaseError("params", p.Name, err)
 			r.bindDefaults(r.p.task.Params[i:])

@@ -16,7 +16,7 @@ import (
 // adapter.*, a default for an empty string, and a name defined twice.
 func TestParamSourcesByDottedPath(t *testing.T) {
 	h := newHarness(t, "")
-	h.useTask("testdata/hyperfleet/param-sources.yaml")
+	h.useTask("testdata/task-param-sources.yaml")
 	h.api.Set("GET /api/hyperfleet/v1/clusters/x", apistub.Response{Status: 200, Body: json.RawMessage(
 		`{"name":"c-x","generation":7,"nodes":{"compute":3},"spec":{},"empty":""}`)})
 	res := h.event(nil)

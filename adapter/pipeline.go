@@ -93,7 +93,9 @@ func New(o Options) (*Pipeline, error) {
 
 // Run processes one event through params, preconditions, bundles and post.
 // It never returns early on a failure: post-processing always runs, so the
-// status reports what happened. The Result says how the event ended and
+// status reports what happened, except when the API answered 404 for the
+// event's resource (it was deleted: see IsResourceNotFound), which skips
+// resources and post and acknowledges the event, as hyperfleet-adapter does. The Result says how the event ended and
 // whether it should be acknowledged, redelivered or dead-lettered.
 func (p *Pipeline) Run(ctx context.Context, ev Event) *Result {
 	r := newRun(p, ev)
@@ -104,7 +106,9 @@ func (p *Pipeline) Run(ctx context.Context, ev Event) *Result {
 	} else {
 		r.skipBundles()
 	}
-	r.runPost(ctx)
+	if !r.gone {
+		r.runPost(ctx)
+	}
 	r.result.finish()
 	return r.result
 }

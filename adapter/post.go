@@ -36,6 +36,13 @@ func (r *eventRun) runPost(ctx context.Context) {
 			continue
 		}
 		if _, err := r.callAPI(ctx, a.APICall); err != nil {
+			if IsResourceNotFound(err) {
+				// The resource is gone: the remaining actions are skipped
+				// and the event is not failed (hyperfleet-adapter's rule).
+				r.log.Info("resource not found, remaining post actions skipped", "action", a.Name, "error", err.Error())
+				r.result.Skipped, r.result.SkipReason = true, ReasonResourceNotFound
+				return
+			}
 			r.phaseError("post", a.Name, err)
 			continue
 		}

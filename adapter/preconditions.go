@@ -16,6 +16,10 @@ func (r *eventRun) checkPreconditions(ctx context.Context) bool {
 	for i := range r.p.task.Preconditions {
 		pc := &r.p.task.Preconditions[i]
 		met, err := r.precondition(ctx, pc)
+		if err != nil && pc.APICall != nil && IsResourceNotFound(err) {
+			r.resourceGone("preconditions", pc.Name, err)
+			return false
+		}
 		if err != nil {
 			r.phaseError("preconditions", pc.Name, err)
 			return false
@@ -26,6 +30,18 @@ func (r *eventRun) checkPreconditions(ctx context.Context) bool {
 		}
 	}
 	return true
+}
+
+// resourceGone ends an event whose resource the HyperFleet API no longer
+// has (a 404 on a param's or precondition's api_call, see
+// IsResourceNotFound), as hyperfleet-adapter does: resources and post
+// actions are skipped, adapter.skipReason is ResourceNotFound, the
+// execution status stays success and the event is acknowledged. There is
+// nothing to reconcile and no status to report on a deleted resource.
+func (r *eventRun) resourceGone(phase, step string, err error) {
+	r.gone = true
+	r.log.Info("resource not found, event acknowledged without processing", "phase", phase, "step", step, "error", err.Error())
+	r.skip(ReasonResourceNotFound)
 }
 
 func (r *eventRun) skip(reason string) {

@@ -39,6 +39,8 @@ type eventRun struct {
 	data map[string]any
 
 	result *Result
+	// gone: the API answered 404 for the event's resource (resourceGone).
+	gone bool
 }
 
 func newRun(p *Pipeline, ev Event) *eventRun {
