@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/bundle-adapter/bundle-adapter/config"
@@ -71,11 +72,23 @@ func (r *eventRun) when(ctx context.Context, w *config.When, phase, step string)
 	return ok
 }
 
+// defaultable reports whether a leaf's evaluation error lets its default
+// stand in: a CEL evaluation error (a missing field, a type error), not the
+// timeout, the cost limit or a cancelled event.
+func defaultable(err error) bool {
+	var ce *celError
+	return errors.As(err, &ce) && !ce.limit
+}
+
 // build evaluates a compiled payload tree into plain JSON-able values.
 func (r *eventRun) build(ctx context.Context, n config.BuildNode) (any, error) {
 	switch {
 	case n.Expr != nil:
-		return r.eval(ctx, n.Expr)
+		v, err := r.eval(ctx, n.Expr)
+		if n.HasDefault && (v == nil || defaultable(err)) {
+			return n.Default, nil
+		}
+		return v, err
 	case n.Template != nil:
 		return r.execute(n.Template)
 	case n.IsMap:

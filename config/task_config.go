@@ -20,6 +20,9 @@ type TaskConfig struct {
 	File string `yaml:"-"`
 	// CEL is the environment every expression of this config was compiled in.
 	CEL *CELEnv `yaml:"-"`
+	// Warnings are the load warnings of the file (HyperFleet keys that mean
+	// nothing here); never an error.
+	Warnings Errors `yaml:"-"`
 }
 
 // TaskMetadata is the optional wrapper's metadata; .metadata.name is
