@@ -36,6 +36,10 @@ func (r *eventRun) runPost(ctx context.Context) {
 		if !r.when(ctx, a.When, "post", a.Name) {
 			continue
 		}
+		r.logAction(a.Log, "action", a.Name)
+		if a.APICall == nil {
+			continue // a log-only action
+		}
 		if _, err := r.callAPI(ctx, a.APICall); err != nil {
 			if IsResourceNotFound(err) {
 				// The resource is gone: the remaining actions are skipped

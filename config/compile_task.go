@@ -185,6 +185,7 @@ func compileSourcePath(s *ParamSource, earlier map[string]bool, later map[string
 }
 
 func compilePrecondition(l *errorList, env *CELEnv, p *Precondition, path string) {
+	compileLog(l, p.Log, path+".log")
 	if p.APICall != nil {
 		compileAPICall(l, p.APICall, path+".api_call", "GET")
 	}
@@ -208,6 +209,9 @@ func compileCapture(l *errorList, c *Capture, path string) {
 	case c.Field != "":
 	case c.Expression != nil:
 		compileResponseExpr(l, c.Expression)
+		if c.Default != nil {
+			l.warn(path+".default", "has no effect on an expression capture (as in hyperfleet-adapter): write the fallback in the expression, e.g. x.?y.orValue(d)")
+		}
 	default:
 		l.add(path, "needs field or expression")
 	}

@@ -134,6 +134,7 @@ type Header struct {
 type Precondition struct {
 	Name        string      `yaml:"name"`
 	Description string      `yaml:"description"`
+	Log         *LogAction  `yaml:"log"`
 	APICall     *APICall    `yaml:"api_call"`
 	Capture     []Capture   `yaml:"capture"`
 	Conditions  []Condition `yaml:"conditions"`
@@ -157,10 +158,23 @@ type Capture struct {
 // Condition is a structured test: Field (a variable or dotted path) compared
 // with Value by Operator (equals, notEquals, in, notIn, contains,
 // greaterThan, lessThan, exists). It is compiled to CEL at load.
+//
+// Values is hyperfleet-adapter's other spelling of Value (for in and
+// notIn lists); set one of them.
 type Condition struct {
 	Field    string `yaml:"field"`
 	Operator string `yaml:"operator"`
 	Value    any    `yaml:"value"`
+	Values   any    `yaml:"values"`
+}
+
+// LogAction writes Message (a template) to the adapter's log at Level
+// (debug, info — the default —, warn or warning, error) when its
+// precondition or post action runs, as hyperfleet-adapter does; a message
+// that fails to render is logged as an error and changes nothing else.
+type LogAction struct {
+	Message Text   `yaml:"message"`
+	Level   string `yaml:"level"`
 }
 
 // When is a rule: a CEL expression or structured conditions (all must hold).
@@ -278,8 +292,10 @@ type Payload struct {
 }
 
 // PostAction calls the API, typically PUT of a payload as the status.
+// Log is written before the call; an action may be only a log.
 type PostAction struct {
-	Name    string   `yaml:"name"`
-	When    *When    `yaml:"when"`
-	APICall *APICall `yaml:"api_call"`
+	Name    string     `yaml:"name"`
+	When    *When      `yaml:"when"`
+	Log     *LogAction `yaml:"log"`
+	APICall *APICall   `yaml:"api_call"`
 }
