@@ -18,7 +18,10 @@ import (
 // other failures are reported and the event redelivered.
 //
 // A param that reuses an earlier param's name replaces its value only when
-// it has one (hyperfleet-adapter's rule).
+// it has one (hyperfleet-adapter's rule). An optional param whose expression
+// fails to evaluate (not the CEL limits), or whose dotted path crosses a
+// non-object, takes its default (or no value) with a warning, as in
+// hyperfleet-adapter; a required one fails the event.
 func (r *eventRun) resolveParams(ctx context.Context) bool {
 	bound := map[string]bool{}
 	for i := range r.p.task.Params {
@@ -33,6 +36,13 @@ func (r *eventRun) resolveParams(ctx context.Context) bool {
 		}
 		if err != nil && fromEvent {
 			r.result.InvalidEvent = true
+		}
+		if err != nil && !p.Required && (p.Source.Expression != nil && defaultable(err) || p.Source.Kind == config.PathParam) {
+			// hyperfleet-adapter's rule for an optional param that cannot be
+			// evaluated (the data lacks what it reads): its default, or no
+			// value. API failures stay errors (retried).
+			r.log.Warn("optional param has no value, default used", "param", p.Name, "error", err.Error())
+			v, err = convertParam(p, p.Default)
 		}
 		if err != nil && p.Source.APICall != nil && IsResourceNotFound(err) {
 			r.resourceGone("params", p.Name, err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bundle-adapter/bundle-adapter/adapter"
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi/apistub"
 )
@@ -27,9 +28,10 @@ func TestParamSourcesByDottedPath(t *testing.T) {
 	want := map[string]any{
 		"clusterName": "c-x", "computeNodes": float64(3), "region": "us-east-1", "kind": "Cluster",
 		"adapterName": "test-adapter", "adapterVersion": "0", "generation": float64(7), "empty": "filled",
+		"reconciled": "False", "noValue": nil, "crossesScalar": "none",
 	}
 	for k, v := range want {
-		if got[k] != v {
+		if got[k] != v || v == nil && !hasKey(got, k) {
 			t.Errorf("%s = %v (%T), want %v", k, got[k], got[k], v)
 		}
 	}
@@ -88,5 +90,29 @@ func TestParamSourceErrors(t *testing.T) {
 				t.Errorf("error = %v, want params[0].source at line 2: %s", err, tt.want)
 			}
 		})
+	}
+}
+
+func hasKey(m map[string]any, k string) bool { _, ok := m[k]; return ok }
+
+// A required param whose expression cannot be evaluated still fails the
+// event (retried), unlike an optional one.
+func TestRequiredParamExpressionErrorFails(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "task.yaml")
+	if err := os.WriteFile(file, []byte(`params:
+  - {name: clusterId, source: event.id, required: true}
+  - {name: phase, source: {expression: event.status.phase}, required: true, default: x}
+post:
+  post_actions:
+    - name: report
+      api_call: {method: PUT, url: "/clusters/{{ .clusterId }}/statuses", body: "{}"}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, "")
+	h.useTask(file)
+	res := h.event(nil)
+	if res.Error == nil || res.Error.Phase != "params" || res.Error.Step != "phase" || res.Disposition() != adapter.Retry {
+		t.Fatalf("want a params failure (retried), got %+v %v", res.Error, res.Disposition())
 	}
 }
