@@ -34,6 +34,8 @@ type harness struct {
 	task  *config.TaskConfig
 	// logs, when set, receives the pipeline's log (debug and up).
 	logs io.Writer
+	// config is Options.Config (config.<path> param sources).
+	config map[string]any
 }
 
 func newHarness(t *testing.T, deleteBehavior string) *harness {
@@ -79,6 +81,7 @@ func (h *harness) event(fields map[string]any) *adapter.Result {
 		Maestro: m, API: h.api, Clock: h.clock,
 		LookupEnv: func(string) (string, bool) { return "", false },
 		Logger:    h.logger(),
+		Config:    h.config,
 	})
 	if err != nil {
 		h.t.Fatal(err)

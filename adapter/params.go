@@ -119,7 +119,9 @@ func (r *eventRun) paramValue(ctx context.Context, p *config.Param) (any, error)
 			return nil, fmt.Errorf("param %q: %s is not an object (%T), cannot read %s from it", p.Name, src.Root, base, src.Path)
 		}
 		v = lookupPath(base, src.Field)
-	case src.Kind == config.PathConfig, src.Kind == config.PathAdapter:
+	case src.Kind == config.PathConfig:
+		v = lookupPath(r.p.config, src.Field)
+	case src.Kind == config.PathAdapter:
 		v = lookupPath(map[string]any{"name": r.p.info.Name, "version": r.p.info.Version}, src.Field)
 	default:
 		v = lookupPath(r.vars["event"], src.Field)

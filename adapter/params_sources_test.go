@@ -74,7 +74,7 @@ func TestParamSourceErrors(t *testing.T) {
 	tests := []struct{ src, want string }{
 		{"capturedName.x", `starts with capture of precondition pre "capturedName", which is bound after the params`},
 		{"pre.name", `starts with precondition "pre"`},
-		{"config.clients.hyperfleet_api.base_url", "only config.adapter.name and config.adapter.version"},
+		{"config.params.x", "the adapter config has adapter, clients, debug_config, log"},
 		{"event..id", "not a dotted path"},
 		{"{file: {path: relative/token}}", "must be an absolute path"},
 	}
@@ -114,5 +114,45 @@ post:
 	res := h.event(nil)
 	if res.Error == nil || res.Error.Phase != "params" || res.Error.Step != "phase" || res.Disposition() != adapter.Retry {
 		t.Fatalf("want a params failure (retried), got %+v %v", res.Error, res.Disposition())
+	}
+}
+
+// config.<path> reads the adapter config as serve and dry-run pass it
+// (AdapterConfig.Values, after env overrides).
+func TestParamConfigSource(t *testing.T) {
+	t.Setenv("HYPERFLEET_API_BASE_URL", "http://api.example:8000")
+	cfg, err := config.LoadAdapterConfig("../config/testdata/hyperfleet/api-client-keys-ok.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "task.yaml")
+	if err := os.WriteFile(file, []byte(`params:
+  - {name: clusterId, source: event.id, required: true}
+  - {name: baseURL, source: config.clients.hyperfleet_api.base_url}
+  - {name: sourceID, source: config.clients.maestro.source_id}
+  - {name: name, source: config.adapter.name}
+  - {name: missing, source: config.clients.maestro.nope, default: d}
+post:
+  payloads:
+    - name: status
+      build: {baseURL: {expression: baseURL}, sourceID: {expression: sourceID}, name: {expression: name}, missing: {expression: missing}}
+  post_actions:
+    - name: report
+      api_call: {method: PUT, url: "/clusters/{{ .clusterId }}/statuses", body: "{{ .status }}"}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, "")
+	h.useTask(file)
+	h.config = cfg.Values()
+	if res := h.event(nil); res.Error != nil {
+		t.Fatalf("event failed: %v", res.Error)
+	}
+	got := h.lastStatus()
+	want := map[string]any{"baseURL": "http://api.example:8000", "sourceID": "api-keys", "name": "api-keys", "missing": "d"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %#v, want %#v", k, got[k], v)
+		}
 	}
 }

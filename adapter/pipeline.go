@@ -23,6 +23,10 @@ type Options struct {
 	LookupEnv func(string) (string, bool)
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+	// Config is what param sources config.<path> read (see
+	// config.AdapterConfig.Values); nil: only config.adapter.name and
+	// config.adapter.version, from Adapter.
+	Config map[string]any
 	// CELTimeout bounds every CEL evaluation of an event (params,
 	// preconditions, captures, lifecycle rules, post payloads and
 	// conditions), each on its own; zero means DefaultCELTimeout. CEL
@@ -60,6 +64,7 @@ type Pipeline struct {
 	clock   func() time.Time
 	env     func(string) (string, bool)
 	log     *slog.Logger
+	config  map[string]any
 
 	celTimeout      time.Duration
 	templateTimeout time.Duration
@@ -72,9 +77,12 @@ func New(o Options) (*Pipeline, error) {
 	}
 	p := &Pipeline{task: o.Task, info: o.Adapter, maestro: o.Maestro, api: o.API,
 		clock: o.Clock, env: o.LookupEnv, log: o.Logger, celTimeout: o.CELTimeout,
-		templateTimeout: o.TemplateTimeout}
+		templateTimeout: o.TemplateTimeout, config: o.Config}
 	if p.clock == nil {
 		p.clock = time.Now
+	}
+	if p.config == nil {
+		p.config = map[string]any{"adapter": map[string]any{"name": o.Adapter.Name, "version": o.Adapter.Version}}
 	}
 	if p.env == nil {
 		p.env = os.LookupEnv

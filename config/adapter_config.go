@@ -3,6 +3,8 @@ package config
 import (
 	"strings"
 	"time"
+
+	"gopkg.in/yaml.v3"
 )
 
 // AdapterConfig is the per-deployment file: who the adapter is and how it
@@ -257,4 +259,21 @@ func validHeaderName(s string) bool {
 		}
 	}
 	return true
+}
+
+// Values is the adapter config as plain values keyed by its YAML (snake_case)
+// names, as task-config param sources read it (source: config.<path>, e.g.
+// config.clients.hyperfleet_api.base_url), after env and flag overrides.
+// Like hyperfleet-adapter's, it is not redacted: a param names exactly what
+// it reads.
+func (c *AdapterConfig) Values() map[string]any {
+	b, err := yaml.Marshal(c)
+	var out map[string]any
+	if err == nil {
+		err = yaml.Unmarshal(b, &out)
+	}
+	if err != nil {
+		return map[string]any{"adapter": map[string]any{"name": c.Info.Name, "version": c.Info.Version}}
+	}
+	return out
 }

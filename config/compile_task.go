@@ -97,6 +97,10 @@ func (c *TaskConfig) variableNames(l *errorList) []string {
 	return append(names, builtinVars...)
 }
 
+// adapterConfigKeys are the top-level keys a config.<path> source may
+// start with (AdapterConfig's YAML keys).
+var adapterConfigKeys = []string{"adapter", "clients", "debug_config", "log"}
+
 // laterNames lists the names a param source cannot read because they are
 // bound after the params: preconditions and their captures, and payloads.
 func (c *TaskConfig) laterNames() map[string]string {
@@ -168,10 +172,10 @@ func compileSourcePath(s *ParamSource, earlier map[string]bool, later map[string
 	case root == "env" && field != "":
 		s.Kind, s.Root = PathEnv, field
 	case root == "config" && field != "":
-		if field != "adapter.name" && field != "adapter.version" {
-			return fmt.Errorf("config.%s: only config.adapter.name and config.adapter.version are available here (the adapter config is not exposed to task configs)", field)
+		if r, _, _ := strings.Cut(field, "."); !slices.Contains(adapterConfigKeys, r) {
+			return fmt.Errorf("config.%s: the adapter config has %s (params, preconditions, resources and post are not exposed)", field, strings.Join(adapterConfigKeys, ", "))
 		}
-		s.Kind, s.Root, s.Field = PathConfig, "adapter", strings.TrimPrefix(field, "adapter.")
+		s.Kind, s.Field = PathConfig, field
 	case earlier[root]:
 		s.Kind, s.Root, s.Field = PathParam, root, field
 	case root == "adapter" && (field == "name" || field == "version"):

@@ -42,7 +42,8 @@ type TaskSpec struct {
 
 // Param is one named input of the pipeline. Params resolve in config order,
 // before the preconditions. Its source is "event.<field>", "env.<NAME>",
-// "config.adapter.name|version", a dotted path into an earlier param
+// "config.<path>" (the adapter config, e.g. config.adapter.name; see
+// AdapterConfig.Values), a dotted path into an earlier param
 // ("clusterStatus.name", where clusterStatus is an api_call param) or into
 // adapter, a bare event path ("generation" is event.generation when no
 // earlier param is called generation), or a mapping with api_call (the
