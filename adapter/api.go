@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -60,6 +61,33 @@ func checkStatus(req APIRequest, resp APIResponse) error {
 		return nil
 	}
 	return &APIError{Method: req.Method, URL: req.URL, Status: resp.Status, Body: string(resp.Body)}
+}
+
+// ReasonResourceNotFound is the skip reason (adapter.skipReason) when the
+// HyperFleet API answers 404 for the event's resource: it was deleted.
+const ReasonResourceNotFound = "ResourceNotFound"
+
+// brokenEndpointCode is the HyperFleet API's problem-details code of a 404
+// that matched no route: the URL is wrong, not the resource gone.
+const brokenEndpointCode = "HYPERFLEET-NTF-000"
+
+// IsResourceNotFound reports whether err is a 404 answer meaning the
+// resource does not exist, as hyperfleet-adapter decides it: every 404
+// (also one whose body a proxy stripped) except a problem-details body with
+// code HYPERFLEET-NTF-000 (no route matched: a misconfigured URL, which
+// stays an error).
+func IsResourceNotFound(err error) bool {
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.Status != 404 {
+		return false
+	}
+	var pd struct {
+		Code string `json:"code"`
+	}
+	if json.Unmarshal([]byte(apiErr.Body), &pd) == nil && pd.Code == brokenEndpointCode {
+		return false
+	}
+	return true
 }
 
 // isTransient classifies an error for redelivery: Maestro unavailable, API

@@ -32,6 +32,10 @@ type harness struct {
 	api   *apistub.Stub
 	now   time.Time
 	task  *config.TaskConfig
+	// logs, when set, receives the pipeline's log (debug and up).
+	logs io.Writer
+	// config is Options.Config (config.<path> param sources).
+	config map[string]any
 }
 
 func newHarness(t *testing.T, deleteBehavior string) *harness {
@@ -43,6 +47,13 @@ func newHarness(t *testing.T, deleteBehavior string) *harness {
 }
 
 func (h *harness) clock() time.Time { return h.now }
+
+func (h *harness) logger() *slog.Logger {
+	if h.logs == nil {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
 
 func (h *harness) useTask(file string) {
 	h.t.Helper()
@@ -69,7 +80,8 @@ func (h *harness) event(fields map[string]any) *adapter.Result {
 		Task: h.task, Adapter: config.AdapterInfo{Name: "test-adapter", Version: "0"},
 		Maestro: m, API: h.api, Clock: h.clock,
 		LookupEnv: func(string) (string, bool) { return "", false },
-		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger:    h.logger(),
+		Config:    h.config,
 	})
 	if err != nil {
 		h.t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/internal/boundedfile"
 )
 
 // resolveParams binds every param in config order. A required param that is
@@ -15,25 +16,47 @@ import (
 // param (see convertParam; a required string that is empty), makes the event
 // invalid (dead-lettered at once: redelivering the same event cannot help);
 // other failures are reported and the event redelivered.
+//
+// A param that reuses an earlier param's name replaces its value only when
+// it has one (hyperfleet-adapter's rule). An optional param whose expression
+// fails to evaluate (not the CEL limits), or whose dotted path crosses a
+// non-object, takes its default (or no value) with a warning, as in
+// hyperfleet-adapter; a required one fails the event.
 func (r *eventRun) resolveParams(ctx context.Context) bool {
+	bound := map[string]bool{}
 	for i := range r.p.task.Params {
 		p := &r.p.task.Params[i]
 		v, err := r.paramValue(ctx, p)
 		if err == nil {
 			v, err = convertParam(p, v)
 		}
-		fromEvent := strings.HasPrefix(p.Source.Path, "event.")
+		fromEvent := p.Source.Kind == config.PathEvent
 		if err == nil && fromEvent && p.Required && v == "" {
 			err = fmt.Errorf("required param %q is empty in the event (%s)", p.Name, p.Source.Path)
 		}
 		if err != nil && fromEvent {
 			r.result.InvalidEvent = true
 		}
+		if err != nil && !p.Required && (p.Source.Expression != nil && defaultable(err) || p.Source.Kind == config.PathParam) {
+			// hyperfleet-adapter's rule for an optional param that cannot be
+			// evaluated (the data lacks what it reads): its default, or no
+			// value. API failures stay errors (retried).
+			r.log.Warn("optional param has no value, default used", "param", p.Name, "error", err.Error())
+			v, err = convertParam(p, p.Default)
+		}
+		if err != nil && p.Source.APICall != nil && IsResourceNotFound(err) {
+			r.resourceGone("params", p.Name, err)
+			return false
+		}
 		if err != nil {
 			r.phaseError("params", p.Name, err)
 			r.bindDefaults(r.p.task.Params[i:])
 			return false
 		}
+		if v == nil && bound[p.Name] {
+			continue // a redefinition without a value keeps the earlier one
+		}
+		bound[p.Name] = true
 		r.bind(p.Name, v)
 	}
 	return true
@@ -43,6 +66,9 @@ func (r *eventRun) resolveParams(ctx context.Context) bool {
 // (or null), so post-processing still reports with sensible values.
 func (r *eventRun) bindDefaults(params []config.Param) {
 	for i := range params {
+		if r.vars[params[i].Name] != nil && params[i].Default == nil {
+			continue
+		}
 		v, err := convertParam(&params[i], params[i].Default)
 		if err != nil {
 			v = nil
@@ -73,20 +99,41 @@ func (r *eventRun) paramValue(ctx context.Context, p *config.Param) (any, error)
 		if v, err = r.eval(ctx, src.Expression); err != nil {
 			return nil, err
 		}
-	case strings.HasPrefix(src.Path, "env."):
-		name := strings.TrimPrefix(src.Path, "env.")
-		if s, ok := r.p.env(name); ok {
-			v = s
-			r.env[name] = s
+	case src.File != nil:
+		var err error
+		if v, err = readFileSource(src.File); err != nil {
+			return nil, fmt.Errorf("param %q: %w", p.Name, err)
 		}
+	case src.Kind == config.PathEnv:
+		if s, ok := r.p.env(src.Root); ok {
+			v = s
+			r.env[src.Root] = s
+		}
+	case src.Kind == config.PathParam:
+		base := r.vars[src.Root]
+		if src.Field == "" {
+			v = base
+			break
+		}
+		if _, ok := base.(map[string]any); !ok && base != nil {
+			return nil, fmt.Errorf("param %q: %s is not an object (%T), cannot read %s from it", p.Name, src.Root, base, src.Path)
+		}
+		v = lookupPath(base, src.Field)
+	case src.Kind == config.PathConfig:
+		v = lookupPath(r.p.config, src.Field)
+	case src.Kind == config.PathAdapter:
+		v = lookupPath(map[string]any{"name": r.p.info.Name, "version": r.p.info.Version}, src.Field)
 	default:
-		v = lookupPath(r.vars["event"], strings.TrimPrefix(src.Path, "event."))
+		v = lookupPath(r.vars["event"], src.Field)
+	}
+	if s, ok := v.(string); ok && s == "" && p.Default != nil {
+		v = p.Default // an empty string takes the default too, as in hyperfleet-adapter
 	}
 	if v == nil && p.Default != nil {
 		v = p.Default
 	}
 	if v == nil && p.Required {
-		if strings.HasPrefix(src.Path, "event.") {
+		if src.Kind == config.PathEvent {
 			r.result.InvalidEvent = true
 			return nil, &missingEventField{param: p.Name, path: src.Path}
 		}
@@ -99,11 +146,27 @@ func describeSource(s config.ParamSource) string {
 	switch {
 	case s.Path != "":
 		return s.Path
+	case s.File != nil:
+		return "file " + s.File.Path
 	case s.Expression != nil:
 		return "expression " + s.Expression.Src
 	default:
 		return "api_call"
 	}
+}
+
+// readFileSource reads a file param: a regular file of at most
+// config.MaxFileBytes, trimmed unless trim is false.
+func readFileSource(f *config.FileSource) (string, error) {
+	data, err := boundedfile.Read(f.Path, config.MaxFileBytes)
+	if err != nil {
+		return "", fmt.Errorf("file %s: %w", f.Path, err)
+	}
+	s := string(data)
+	if f.Trim == nil || *f.Trim {
+		s = strings.TrimSpace(s)
+	}
+	return s, nil
 }
 
 // lookupPath follows a dotted path through maps; nil when any step is absent.

@@ -26,6 +26,10 @@ type Options struct {
 	LookupEnv func(string) (string, bool)
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+	// Config is what param sources config.<path> read (see
+	// config.AdapterConfig.Values); nil: only config.adapter.name and
+	// config.adapter.version, from Adapter.
+	Config map[string]any
 	// CELTimeout bounds every CEL evaluation of an event (params,
 	// preconditions, captures, lifecycle rules, post payloads and
 	// conditions), each on its own; zero means DefaultCELTimeout. CEL
@@ -63,6 +67,7 @@ type Pipeline struct {
 	clock   func() time.Time
 	env     func(string) (string, bool)
 	log     *slog.Logger
+	config  map[string]any
 
 	celTimeout      time.Duration
 	templateTimeout time.Duration
@@ -75,9 +80,12 @@ func New(o Options) (*Pipeline, error) {
 	}
 	p := &Pipeline{task: o.Task, info: o.Adapter, maestro: o.Maestro, api: o.API,
 		clock: o.Clock, env: o.LookupEnv, log: o.Logger, celTimeout: o.CELTimeout,
-		templateTimeout: o.TemplateTimeout}
+		templateTimeout: o.TemplateTimeout, config: o.Config}
 	if p.clock == nil {
 		p.clock = time.Now
+	}
+	if p.config == nil {
+		p.config = map[string]any{"adapter": map[string]any{"name": o.Adapter.Name, "version": o.Adapter.Version}}
 	}
 	if p.env == nil {
 		p.env = os.LookupEnv
@@ -103,7 +111,9 @@ func New(o Options) (*Pipeline, error) {
 
 // Run processes one event through params, preconditions, bundles and post.
 // It never returns early on a failure: post-processing always runs, so the
-// status reports what happened. The Result says how the event ended and
+// status reports what happened, except when the API answered 404 for the
+// event's resource (it was deleted: see IsResourceNotFound), which skips
+// resources and post and acknowledges the event, as hyperfleet-adapter does. The Result says how the event ended and
 // whether it should be acknowledged, redelivered or dead-lettered.
 func (p *Pipeline) Run(ctx context.Context, ev Event) *Result {
 	r := newRun(p, ev)
@@ -114,7 +124,9 @@ func (p *Pipeline) Run(ctx context.Context, ev Event) *Result {
 	} else {
 		r.skipBundles()
 	}
-	r.runPost(ctx)
+	if !r.gone {
+		r.runPost(ctx)
+	}
 	r.result.finish()
 	return r.result
 }

@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/bundle-adapter/bundle-adapter/config"
@@ -35,7 +36,18 @@ func (r *eventRun) runPost(ctx context.Context) {
 		if !r.when(ctx, a.When, "post", a.Name) {
 			continue
 		}
+		r.logAction(a.Log, "action", a.Name)
+		if a.APICall == nil {
+			continue // a log-only action
+		}
 		if _, err := r.callAPI(ctx, a.APICall); err != nil {
+			if IsResourceNotFound(err) {
+				// The resource is gone: the remaining actions are skipped
+				// and the event is not failed (hyperfleet-adapter's rule).
+				r.log.Info("resource not found, remaining post actions skipped", "action", a.Name, "error", err.Error())
+				r.result.Skipped, r.result.SkipReason = true, ReasonResourceNotFound
+				return
+			}
 			r.phaseError("post", a.Name, err)
 			continue
 		}
@@ -64,11 +76,23 @@ func (r *eventRun) when(ctx context.Context, w *config.When, phase, step string)
 	return ok
 }
 
+// defaultable reports whether a leaf's evaluation error lets its default
+// stand in: a CEL evaluation error (a missing field, a type error), not the
+// timeout, the cost limit or a cancelled event.
+func defaultable(err error) bool {
+	var ce *celError
+	return errors.As(err, &ce) && !ce.limit
+}
+
 // build evaluates a compiled payload tree into plain JSON-able values.
 func (r *eventRun) build(ctx context.Context, n config.BuildNode) (any, error) {
 	switch {
 	case n.Expr != nil:
-		return r.eval(ctx, n.Expr)
+		v, err := r.eval(ctx, n.Expr)
+		if n.HasDefault && (v == nil || defaultable(err)) {
+			return n.Default, nil
+		}
+		return v, err
 	case n.Template != nil:
 		return r.execute(n.Template)
 	case n.IsMap:

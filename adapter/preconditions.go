@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/bundle-adapter/bundle-adapter/config"
@@ -16,6 +17,10 @@ func (r *eventRun) checkPreconditions(ctx context.Context) bool {
 	for i := range r.p.task.Preconditions {
 		pc := &r.p.task.Preconditions[i]
 		met, err := r.precondition(ctx, pc)
+		if err != nil && pc.APICall != nil && IsResourceNotFound(err) {
+			r.resourceGone("preconditions", pc.Name, err)
+			return false
+		}
 		if err != nil {
 			r.phaseError("preconditions", pc.Name, err)
 			return false
@@ -28,6 +33,18 @@ func (r *eventRun) checkPreconditions(ctx context.Context) bool {
 	return true
 }
 
+// resourceGone ends an event whose resource the HyperFleet API no longer
+// has (a 404 on a param's or precondition's api_call, see
+// IsResourceNotFound), as hyperfleet-adapter does: resources and post
+// actions are skipped, adapter.skipReason is ResourceNotFound, the
+// execution status stays success and the event is acknowledged. There is
+// nothing to reconcile and no status to report on a deleted resource.
+func (r *eventRun) resourceGone(phase, step string, err error) {
+	r.gone = true
+	r.log.Info("resource not found, event acknowledged without processing", "phase", phase, "step", step, "error", err.Error())
+	r.skip(ReasonResourceNotFound)
+}
+
 func (r *eventRun) skip(reason string) {
 	r.result.Skipped, r.result.SkipReason = true, reason
 	r.adapter["resourcesSkipped"], r.adapter["skipReason"] = true, reason
@@ -35,6 +52,7 @@ func (r *eventRun) skip(reason string) {
 }
 
 func (r *eventRun) precondition(ctx context.Context, pc *config.Precondition) (bool, error) {
+	r.logAction(pc.Log, "precondition", pc.Name)
 	if pc.APICall != nil {
 		body, err := r.callAPI(ctx, pc.APICall)
 		if err != nil {
@@ -56,7 +74,7 @@ func (r *eventRun) precondition(ctx context.Context, pc *config.Precondition) (b
 }
 
 // capture binds values taken from an API response. A field path that is
-// absent binds null. Capture expressions see the response's top-level fields
+// absent (or null) binds the capture's default, else null. Capture expressions see the response's top-level fields
 // and the whole response under the precondition's name
 // (has(clusterStatus.deleted_time)).
 func (r *eventRun) capture(ctx context.Context, pc *config.Precondition, resp any) error {
@@ -69,7 +87,11 @@ func (r *eventRun) capture(ctx context.Context, pc *config.Precondition, resp an
 	}
 	for _, c := range pc.Capture {
 		if c.Field != "" {
-			r.bind(c.Name, lookupPath(resp, strings.TrimPrefix(c.Field, ".")))
+			v := lookupPath(resp, strings.TrimPrefix(c.Field, "."))
+			if v == nil && c.Default != nil {
+				v = c.Default // absent or null: the capture's default
+			}
+			r.bind(c.Name, v)
 			continue
 		}
 		val, err := r.evalCEL(ctx, c.Expression, respVars)
@@ -137,4 +159,27 @@ func (r *eventRun) apiRequest(c *config.APICall) (APIRequest, error) {
 		req.Headers[c.Headers[i].Name] = v
 	}
 	return req, nil
+}
+
+// logAction writes a config log action (precondition or post action) at
+// its level; a message that cannot be rendered is logged as an error.
+func (r *eventRun) logAction(a *config.LogAction, kind, name string) {
+	if a == nil {
+		return
+	}
+	msg, err := r.template(&a.Message)
+	if err != nil {
+		r.log.Error("log action: message not rendered", kind, name, "error", err.Error())
+		return
+	}
+	level := slog.LevelInfo
+	switch a.Level {
+	case "debug":
+		level = slog.LevelDebug
+	case "warn", "warning":
+		level = slog.LevelWarn
+	case "error":
+		level = slog.LevelError
+	}
+	r.log.Log(r.ctx, level, "[config] "+msg, kind, name)
 }

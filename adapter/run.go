@@ -39,6 +39,8 @@ type eventRun struct {
 	data map[string]any
 
 	result *Result
+	// gone: the API answered 404 for the event's resource (resourceGone).
+	gone bool
 }
 
 func newRun(p *Pipeline, ev Event) *eventRun {
@@ -97,6 +99,8 @@ func (r *eventRun) bind(name string, v any) {
 type celError struct {
 	path string
 	err  error
+	// limit: stopped by the CEL timeout or cost limit, never defaulted.
+	limit bool
 }
 
 func (e *celError) Error() string { return fmt.Sprintf("CEL %s: %v", e.path, e.err) }
@@ -122,13 +126,18 @@ func (r *eventRun) evalCEL(ctx context.Context, e *config.Expr, vars any) (ref.V
 	val, _, err := e.Program.ContextEval(ctx, vars)
 	if err != nil {
 		var cancelled interpreter.EvalCancelledError
+		limit := true
 		switch {
 		case errors.Is(err, errCELTimeout):
 			err = fmt.Errorf("evaluation exceeded the CEL timeout of %v and was stopped", r.p.celTimeout)
 		case errors.As(err, &cancelled) && cancelled.Cause == interpreter.CostLimitExceeded:
 			err = fmt.Errorf("evaluation exceeded the CEL cost limit of %d and was stopped", config.CELCostLimit)
+		case errors.As(err, &cancelled) || ctx.Err() != nil:
+			// cancelled (shutdown): not a missing value either
+		default:
+			limit = false
 		}
-		return nil, &celError{path: e.Path, err: err}
+		return nil, &celError{path: e.Path, err: err, limit: limit}
 	}
 	return val, nil
 }

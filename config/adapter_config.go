@@ -1,6 +1,11 @@
 package config
 
-import "strings"
+import (
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
 
 // AdapterConfig is the per-deployment file: who the adapter is and how it
 // reaches the HyperFleet API, the broker and Maestro. Every leaf can be
@@ -59,8 +64,22 @@ type HyperfleetAPIConfig struct {
 	Timeout        Duration `yaml:"timeout"`
 	RetryAttempts  int      `yaml:"retry_attempts"`
 	RetryBackoff   string   `yaml:"retry_backoff"`
-	Auth           APIAuth  `yaml:"auth"`
+	// BaseDelay is the first retry delay (default 200ms) and MaxDelay caps
+	// every delay (default and ceiling MaxAPIRetryDelay; a larger value
+	// loads with a warning and the ceiling is used).
+	BaseDelay Duration `yaml:"base_delay"`
+	MaxDelay  Duration `yaml:"max_delay"`
+	// DefaultHeaders are sent with every request to the configured API
+	// (base_url's origin), never to an allowed_origins origin, as the token
+	// is not; an api_call's own headers win. From the environment or a
+	// flag: "Name=value,Name2=value".
+	DefaultHeaders map[string]string `yaml:"default_headers"`
+	Auth           APIAuth           `yaml:"auth"`
 }
+
+// MaxAPIRetryDelay is the longest wait between two tries of one HyperFleet
+// API request (clients.hyperfleet_api.max_delay's default and ceiling).
+const MaxAPIRetryDelay = 30 * time.Second
 
 // APIAuth reads a bearer token from a file; the token itself never appears in
 // config files, dumps or logs. TokenCacheTTL is how long a token read is used
@@ -167,6 +186,16 @@ func (c *AdapterConfig) validate(l *errorList) {
 		l.add("clients.hyperfleet_api.retry_attempts", "must be at least 1")
 	}
 	checkRetryAttempts(l, "clients.hyperfleet_api.retry_attempts", api.RetryAttempts)
+	c.Clients.HyperfleetAPI.validateRetryDelays(l, "clients.hyperfleet_api")
+	for name, v := range api.DefaultHeaders {
+		p := "clients.hyperfleet_api.default_headers." + name
+		if !validHeaderName(name) {
+			l.add(p, "is not a valid HTTP header name")
+		}
+		if strings.ContainsAny(v, "\r\n\x00") {
+			l.add(p, "must not contain CR, LF or NUL")
+		}
+	}
 	c.Clients.Maestro.validate(l, "clients.maestro")
 	if c.Clients.Kubernetes != nil {
 		l.warn("clients.kubernetes", "is ignored: bundle-adapter delivers bundles through Maestro only; a task config with transport.client: kubernetes is refused")
@@ -204,4 +233,47 @@ func (m *MaestroConfig) validate(l *errorList, path string) {
 	}
 	checkRetryAttempts(l, path+".retry_attempts", m.RetryAttempts)
 	m.validateTransport(l, path)
+}
+
+func (api *HyperfleetAPIConfig) validateRetryDelays(l *errorList, path string) {
+	if api.BaseDelay < 0 {
+		l.add(path+".base_delay", "must not be negative, got %v", api.BaseDelay.D())
+	}
+	if api.MaxDelay < 0 {
+		l.add(path+".max_delay", "must not be negative, got %v", api.MaxDelay.D())
+	}
+	if api.MaxDelay.D() > MaxAPIRetryDelay {
+		l.warn(path+".max_delay", "%v is above bundle-adapter's ceiling of %v (config.MaxAPIRetryDelay), which is used instead", api.MaxDelay.D(), MaxAPIRetryDelay)
+		api.MaxDelay = Duration(MaxAPIRetryDelay)
+	}
+}
+
+// validHeaderName reports whether s is an HTTP header name (an RFC 9110 token).
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r > 0x7e || r <= 0x20 || strings.ContainsRune("\"(),/:;<=>?@[\\]{}", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Values is the adapter config as plain values keyed by its YAML (snake_case)
+// names, as task-config param sources read it (source: config.<path>, e.g.
+// config.clients.hyperfleet_api.base_url), after env and flag overrides.
+// Like hyperfleet-adapter's, it is not redacted: a param names exactly what
+// it reads.
+func (c *AdapterConfig) Values() map[string]any {
+	b, err := yaml.Marshal(c)
+	var out map[string]any
+	if err == nil {
+		err = yaml.Unmarshal(b, &out)
+	}
+	if err != nil {
+		return map[string]any{"adapter": map[string]any{"name": c.Info.Name, "version": c.Info.Version}}
+	}
+	return out
 }

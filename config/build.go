@@ -5,14 +5,22 @@ import "sort"
 // BuildNode is one node of a compiled payload build. Exactly one of its
 // fields is set: a literal, a template (string leaves), a CEL expression
 // ({expression: ...} or {field: ...} leaves), a mapping or a list.
+//
+// A leaf may carry a default ({field: p, default: d}, {expression: e,
+// default: d}), as in hyperfleet-adapter: when the evaluation fails (a
+// missing field, any CEL error but the cost limit and the timeout, which
+// stay errors) or yields null, the leaf is Default. Without a default a
+// failure fails the payload (hyperfleet-adapter would emit null).
 type BuildNode struct {
-	Literal  any
-	Template *Template
-	Expr     *Expr
-	Map      []BuildField
-	List     []BuildNode
-	IsMap    bool
-	IsList   bool
+	Literal    any
+	Template   *Template
+	Expr       *Expr
+	Default    any
+	HasDefault bool
+	Map        []BuildField
+	List       []BuildNode
+	IsMap      bool
+	IsList     bool
 }
 
 // BuildField is one key of a mapping node; fields are sorted by key.
@@ -34,7 +42,11 @@ func compileBuild(l *errorList, env *CELEnv, path string, raw any) BuildNode {
 	case map[string]any:
 		if e, ok := leafExpr(l, path, x); ok {
 			env.compile(l, e)
-			return BuildNode{Expr: e}
+			d, hasDefault := x["default"]
+			if hasDefault && d == nil {
+				l.add(joinPath(path, "default"), "must be a value, not null (without a default a missing value fails the payload)")
+			}
+			return BuildNode{Expr: e, Default: d, HasDefault: hasDefault}
 		}
 		return compileBuildMap(l, env, path, x)
 	default:
@@ -67,18 +79,35 @@ func compileBuildMap(l *errorList, env *CELEnv, path string, m map[string]any) B
 	return n
 }
 
-// leafExpr recognizes {expression: "cel"} and {field: "a.b"} leaves.
+// leafExpr recognizes {expression: "cel"} and {field: "a.b"} leaves, with
+// an optional default. Other keys beside them are ignored with a warning,
+// as hyperfleet-adapter ignores them; both field and expression is an error.
 func leafExpr(l *errorList, path string, m map[string]any) (*Expr, bool) {
-	if len(m) != 1 {
+	fe, hasE := m["expression"].(string)
+	ff, hasF := m["field"].(string)
+	switch {
+	case hasE && hasF:
+		l.add(path, "set field or expression, not both")
+		return nil, false
+	case !hasE && !hasF:
 		return nil, false
 	}
-	for k, v := range m {
-		s, isString := v.(string)
-		if !isString || (k != "expression" && k != "field") {
-			return nil, false
-		}
-		p := joinPath(path, k)
-		return &Expr{Src: s, Path: p, Line: l.lineOf(p)}, true
+	k, src := "expression", fe
+	if hasF {
+		k, src = "field", ff
 	}
-	return nil, false
+	if len(m) > 1 {
+		var extra []string
+		for key := range m {
+			if key != k && key != "default" {
+				extra = append(extra, key)
+			}
+		}
+		sort.Strings(extra)
+		if len(extra) > 0 {
+			l.warn(path, "%s leaf: %v ignored (only default may go beside %s, as in hyperfleet-adapter)", k, extra, k)
+		}
+	}
+	p := joinPath(path, k)
+	return &Expr{Src: src, Path: p, Line: l.lineOf(p)}, true
 }

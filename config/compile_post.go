@@ -12,8 +12,11 @@ func compilePost(l *errorList, env *CELEnv, dir string, p *Post) {
 		if a.When != nil {
 			compileWhen(l, env, a.When, path+".when")
 		}
+		compileLog(l, a.Log, path+".log")
 		if a.APICall == nil {
-			l.add(path+".api_call", "is required")
+			if a.Log == nil {
+				l.add(path+".api_call", "is required (or log)")
+			}
 			continue
 		}
 		compileAPICall(l, a.APICall, path+".api_call", "PUT")
@@ -59,4 +62,16 @@ func loadBuildRef(l *errorList, dir, ref, path string) any {
 		return nil
 	}
 	return out
+}
+
+// compileLog checks a log action: a message template and a known level.
+func compileLog(l *errorList, a *LogAction, path string) {
+	if a == nil {
+		return
+	}
+	if a.Message.Src == "" {
+		l.add(path+".message", "is required")
+	}
+	compileText(l, &a.Message)
+	oneOf(l, path+".level", a.Level, "", "debug", "info", "warn", "warning", "error")
 }

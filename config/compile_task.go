@@ -1,7 +1,10 @@
 package config
 
 import (
+	"fmt"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -21,8 +24,11 @@ func compileTask(l *errorList, c *TaskConfig) {
 		return
 	}
 	c.CEL = env
+	later := c.laterNames()
+	earlier := map[string]bool{}
 	for i := range c.Params {
-		compileParam(l, env, &c.Params[i], indexPath("params", i))
+		compileParam(l, env, &c.Params[i], indexPath("params", i), earlier, later)
+		earlier[c.Params[i].Name] = true
 	}
 	for i := range c.Preconditions {
 		compilePrecondition(l, env, &c.Preconditions[i], indexPath("preconditions", i))
@@ -51,12 +57,15 @@ func (c *TaskConfig) variableNames(l *errorList) []string {
 		}
 		set[name] = true
 	}
-	params := newUniqueNames(l, "param")
+	// A param may reuse an earlier param's name (hyperfleet-adapter's
+	// configs define generation twice): see Param.
 	for i, p := range c.Params {
 		path := indexPath("params", i)
-		if params.check(path, p.Name) {
-			add(path, p.Name)
+		if p.Name == "" {
+			l.add(path+".name", "is required")
+			continue
 		}
+		add(path, p.Name)
 	}
 	pre := newUniqueNames(l, "precondition")
 	for i, p := range c.Preconditions {
@@ -88,43 +97,99 @@ func (c *TaskConfig) variableNames(l *errorList) []string {
 	return append(names, builtinVars...)
 }
 
-func compileParam(l *errorList, env *CELEnv, p *Param, path string) {
+// adapterConfigKeys are the top-level keys a config.<path> source may
+// start with (AdapterConfig's YAML keys).
+var adapterConfigKeys = []string{"adapter", "clients", "debug_config", "log"}
+
+// laterNames lists the names a param source cannot read because they are
+// bound after the params: preconditions and their captures, and payloads.
+func (c *TaskConfig) laterNames() map[string]string {
+	out := map[string]string{}
+	for _, p := range c.Preconditions {
+		out[p.Name] = "precondition"
+		for _, cp := range p.Capture {
+			out[cp.Name] = "capture of precondition " + p.Name
+		}
+	}
+	if c.Post != nil {
+		for _, p := range c.Post.Payloads {
+			out[p.Name] = "payload"
+		}
+	}
+	return out
+}
+
+func compileParam(l *errorList, env *CELEnv, p *Param, path string, earlier map[string]bool, later map[string]string) {
 	if !slices.Contains(paramTypes, p.Type) {
 		l.add(path+".type", "must be one of string, int, int64, float, float64, bool, not %q", p.Type)
 	}
 	s := &p.Source
 	set := 0
-	for _, b := range []bool{s.Path != "", s.APICall != nil, s.Expression != nil} {
+	for _, b := range []bool{s.Path != "", s.APICall != nil, s.Expression != nil, s.File != nil} {
 		if b {
 			set++
 		}
 	}
 	switch {
 	case set == 0:
-		l.add(path+".source", "is required: event.<field>, env.<NAME>, {api_call: ...} or {expression: ...}")
+		l.add(path+".source", "is required: event.<field>, env.<NAME>, <param>.<field>, {api_call: ...}, {expression: ...} or {file: {path: ...}}")
 	case set > 1:
-		l.add(path+".source", "set only one of api_call and expression")
+		l.add(path+".source", "set only one of api_call, expression and file")
 	case s.Path != "":
-		if !validSourcePath(s.Path) {
-			l.add(path+".source", "must start with event. or env. (or be {api_call: ...} / {expression: ...}), not %q", s.Path)
+		if err := compileSourcePath(s, earlier, later); err != nil {
+			l.add(path+".source", "%v", err)
 		}
 	case s.APICall != nil:
 		compileAPICall(l, s.APICall, path+".source.api_call", "GET")
+	case s.File != nil:
+		if s.File.Path == "" {
+			l.add(path+".source.file.path", "is required")
+		} else if !filepath.IsAbs(s.File.Path) {
+			l.add(path+".source.file.path", "must be an absolute path (the file is read on every event), not %q", s.File.Path)
+		}
 	default:
 		env.compile(l, s.Expression)
 	}
 }
 
-func validSourcePath(p string) bool {
-	for _, prefix := range []string{"event.", "env."} {
-		if len(p) > len(prefix) && p[:len(prefix)] == prefix {
-			return true
+// compileSourcePath resolves a string source the way hyperfleet-adapter
+// does: the prefixes event., env. and config. first; then a path whose first
+// segment is an earlier param (or adapter) reads that value; any other path
+// is read from the event. A first segment that names a precondition, capture
+// or payload is refused: params run before them, so hyperfleet-adapter would
+// silently read the event there instead (the safer reading is an error).
+func compileSourcePath(s *ParamSource, earlier map[string]bool, later map[string]string) error {
+	p := s.Path
+	for _, seg := range strings.Split(p, ".") {
+		if seg == "" || strings.TrimSpace(seg) != seg {
+			return fmt.Errorf("%q is not a dotted path (empty or padded segment)", p)
 		}
 	}
-	return false
+	root, field, _ := strings.Cut(p, ".")
+	switch {
+	case root == "event" && field != "":
+		s.Kind, s.Field = PathEvent, field
+	case root == "env" && field != "":
+		s.Kind, s.Root = PathEnv, field
+	case root == "config" && field != "":
+		if r, _, _ := strings.Cut(field, "."); !slices.Contains(adapterConfigKeys, r) {
+			return fmt.Errorf("config.%s: the adapter config has %s (params, preconditions, resources and post are not exposed)", field, strings.Join(adapterConfigKeys, ", "))
+		}
+		s.Kind, s.Field = PathConfig, field
+	case earlier[root]:
+		s.Kind, s.Root, s.Field = PathParam, root, field
+	case root == "adapter" && (field == "name" || field == "version"):
+		s.Kind, s.Root, s.Field = PathAdapter, root, field
+	case later[root] != "":
+		return fmt.Errorf("%q starts with %s %q, which is bound after the params (params run first): use it in a precondition, resource or post instead, or write event.%s for the event's field", p, later[root], root, p)
+	default:
+		s.Kind, s.Field = PathEvent, p
+	}
+	return nil
 }
 
 func compilePrecondition(l *errorList, env *CELEnv, p *Precondition, path string) {
+	compileLog(l, p.Log, path+".log")
 	if p.APICall != nil {
 		compileAPICall(l, p.APICall, path+".api_call", "GET")
 	}
@@ -148,6 +213,9 @@ func compileCapture(l *errorList, c *Capture, path string) {
 	case c.Field != "":
 	case c.Expression != nil:
 		compileResponseExpr(l, c.Expression)
+		if c.Default != nil {
+			l.warn(path+".default", "has no effect on an expression capture (as in hyperfleet-adapter): write the fallback in the expression, e.g. x.?y.orValue(d)")
+		}
 	default:
 		l.add(path, "needs field or expression")
 	}

@@ -34,6 +34,12 @@ func conditionToCEL(c Condition) (string, error) {
 	if c.Field == "" {
 		return "", fmt.Errorf("field is required")
 	}
+	if c.Values != nil {
+		if c.Value != nil {
+			return "", fmt.Errorf("set value or values, not both")
+		}
+		c.Value = c.Values
+	}
 	if c.Operator == "exists" {
 		if !strings.Contains(c.Field, ".") {
 			return c.Field + " != null", nil

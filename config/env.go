@@ -182,6 +182,19 @@ func setLeaf(v reflect.Value, path, s string) error {
 			}
 		}
 		v.Set(reflect.ValueOf(items))
+	case v.Kind() == reflect.Map && v.Type().Key().Kind() == reflect.String && v.Type().Elem().Kind() == reflect.String:
+		m := map[string]string{}
+		for _, item := range strings.Split(s, ",") {
+			if item = strings.TrimSpace(item); item == "" {
+				continue
+			}
+			k, val, ok := strings.Cut(item, "=")
+			if !ok {
+				return errorf("must be Name=value pairs separated by commas, not %q", item)
+			}
+			m[strings.TrimSpace(k)] = strings.TrimSpace(val)
+		}
+		v.Set(reflect.ValueOf(m))
 	case v.Kind() == reflect.Float64:
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil {

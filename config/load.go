@@ -36,6 +36,9 @@ func (c *Config) Warnings() Errors {
 	if c.Broker != nil {
 		out = append(out, c.Broker.Warnings...)
 	}
+	if c.Task != nil {
+		out = append(out, c.Task.Warnings...)
+	}
 	return out
 }
 
@@ -131,6 +134,7 @@ func LoadTaskConfig(path string) (*TaskConfig, error) {
 		l.add("", "has no params, resources or post: a task config must do something")
 	}
 	compileTask(l, cfg)
+	cfg.Warnings = l.warns.sorted()
 	return cfg, l.result()
 }
 

@@ -74,7 +74,8 @@ func TestBrokenTaskConfigs(t *testing.T) {
 		}},
 		{"other-transport.yaml", []string{`other-transport.yaml:5: resources[0].transport.client: only the maestro transport is supported, not "kubernetes"`}},
 		{"duplicates.yaml", []string{
-			`duplicates.yaml:3: params[1].name: param name "clusterId" is already used at params[0]`,
+			// params[1] redefines clusterId: allowed, as in hyperfleet-adapter
+			// (the later value wins; adapter.TestParamSourcesByDottedPath).
 			`duplicates.yaml:4: params[2].name: "resources" is a built-in name`,
 			`duplicates.yaml:10: resources[1].name: resource name "setup" is already used at resources[0]`,
 			`duplicates.yaml:17: post.post_actions[0].api_call.method: must be one of GET, POST, PUT, PATCH, DELETE, not "PUTT"`,

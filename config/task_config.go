@@ -20,6 +20,9 @@ type TaskConfig struct {
 	File string `yaml:"-"`
 	// CEL is the environment every expression of this config was compiled in.
 	CEL *CELEnv `yaml:"-"`
+	// Warnings are the load warnings of the file (HyperFleet keys that mean
+	// nothing here); never an error.
+	Warnings Errors `yaml:"-"`
 }
 
 // TaskMetadata is the optional wrapper's metadata; .metadata.name is
@@ -37,9 +40,19 @@ type TaskSpec struct {
 	Post          *Post          `yaml:"post"`
 }
 
-// Param is one named input of the pipeline. Its source is "event.<field>",
-// "env.<NAME>", or a mapping with api_call (the decoded JSON response) or
-// expression (CEL over the params before it).
+// Param is one named input of the pipeline. Params resolve in config order,
+// before the preconditions. Its source is "event.<field>", "env.<NAME>",
+// "config.<path>" (the adapter config, e.g. config.adapter.name; see
+// AdapterConfig.Values), a dotted path into an earlier param
+// ("clusterStatus.name", where clusterStatus is an api_call param) or into
+// adapter, a bare event path ("generation" is event.generation when no
+// earlier param is called generation), or a mapping with api_call (the
+// decoded JSON response), expression (CEL over the params before it) or
+// file ({path, trim}: the file's text, read on every event).
+//
+// A later param may reuse an earlier one's name: when it yields a value
+// (or has a default) that value replaces the earlier one from then on; when
+// it yields nothing the earlier value stays, as in hyperfleet-adapter.
 type Param struct {
 	Name        string      `yaml:"name"`
 	Source      ParamSource `yaml:"source"`
@@ -50,11 +63,41 @@ type Param struct {
 }
 
 // ParamSource is where a param's value comes from; exactly one of Path,
-// APICall and Expression is set.
+// APICall, Expression and File is set.
 type ParamSource struct {
-	Path       string   `yaml:"-"`
-	APICall    *APICall `yaml:"api_call"`
-	Expression *Expr    `yaml:"expression"`
+	Path       string      `yaml:"-"`
+	APICall    *APICall    `yaml:"api_call"`
+	Expression *Expr       `yaml:"expression"`
+	File       *FileSource `yaml:"file"`
+
+	// Kind, Root and Field are Path compiled at load: Kind is one of the
+	// SourceKind constants, Root the param or built-in a PathParam source
+	// starts from (or the variable name of PathEnv), Field the dotted path
+	// below it (empty: the whole value).
+	Kind  SourceKind `yaml:"-"`
+	Root  string     `yaml:"-"`
+	Field string     `yaml:"-"`
+}
+
+// SourceKind says what a string param source reads.
+type SourceKind int
+
+// Kinds of string param sources.
+const (
+	SourceNone  SourceKind = iota
+	PathEvent              // event.<path>, or a bare path no earlier param starts
+	PathEnv                // env.<NAME>
+	PathConfig             // config.adapter.name / config.adapter.version
+	PathParam              // <earlier param>.<path>
+	PathAdapter            // adapter.<path> (name, version)
+)
+
+// FileSource reads a param from a file on every event (a rotated token,
+// a mounted value): at most MaxFileBytes, a regular file; Trim (default
+// true) strips surrounding white space.
+type FileSource struct {
+	Path string `yaml:"path"`
+	Trim *bool  `yaml:"trim"`
 }
 
 func (s *ParamSource) decodeNode(d *decoder, n *yaml.Node, path string) {
@@ -92,6 +135,7 @@ type Header struct {
 type Precondition struct {
 	Name        string      `yaml:"name"`
 	Description string      `yaml:"description"`
+	Log         *LogAction  `yaml:"log"`
 	APICall     *APICall    `yaml:"api_call"`
 	Capture     []Capture   `yaml:"capture"`
 	Conditions  []Condition `yaml:"conditions"`
@@ -101,20 +145,37 @@ type Precondition struct {
 // Capture binds a value taken from an API response: Field is a dotted path
 // ("status.phase"), Expression is CEL whose variables are the response's
 // top-level fields.
+//
+// Default is bound when a field capture's path is absent from the response
+// (or null); it is ignored for expression captures, as in hyperfleet-adapter.
 type Capture struct {
 	Name        string `yaml:"name"`
 	Field       string `yaml:"field"`
 	Expression  *Expr  `yaml:"expression"`
+	Default     any    `yaml:"default"`
 	Description string `yaml:"description"`
 }
 
 // Condition is a structured test: Field (a variable or dotted path) compared
 // with Value by Operator (equals, notEquals, in, notIn, contains,
 // greaterThan, lessThan, exists). It is compiled to CEL at load.
+//
+// Values is hyperfleet-adapter's other spelling of Value (for in and
+// notIn lists); set one of them.
 type Condition struct {
 	Field    string `yaml:"field"`
 	Operator string `yaml:"operator"`
 	Value    any    `yaml:"value"`
+	Values   any    `yaml:"values"`
+}
+
+// LogAction writes Message (a template) to the adapter's log at Level
+// (debug, info — the default —, warn or warning, error) when its
+// precondition or post action runs, as hyperfleet-adapter does; a message
+// that fails to render is logged as an error and changes nothing else.
+type LogAction struct {
+	Message Text   `yaml:"message"`
+	Level   string `yaml:"level"`
 }
 
 // When is a rule: a CEL expression or structured conditions (all must hold).
@@ -232,8 +293,10 @@ type Payload struct {
 }
 
 // PostAction calls the API, typically PUT of a payload as the status.
+// Log is written before the call; an action may be only a log.
 type PostAction struct {
-	Name    string   `yaml:"name"`
-	When    *When    `yaml:"when"`
-	APICall *APICall `yaml:"api_call"`
+	Name    string     `yaml:"name"`
+	When    *When      `yaml:"when"`
+	Log     *LogAction `yaml:"log"`
+	APICall *APICall   `yaml:"api_call"`
 }

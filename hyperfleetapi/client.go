@@ -27,8 +27,14 @@ type Options struct {
 	// RetryBackoff is exponential, linear or constant.
 	RetryBackoff string
 	// BaseDelay is the first retry delay; every delay is capped at
-	// MaxRetryDelay.
+	// MaxDelay.
 	BaseDelay time.Duration
+	// MaxDelay caps every retry delay; zero or above MaxRetryDelay means
+	// MaxRetryDelay.
+	MaxDelay time.Duration
+	// DefaultHeaders are set on every request to the configured API (never
+	// to another allowed origin); a request's own headers win.
+	DefaultHeaders map[string]string
 	// TokenPath names a file holding a bearer token; it is read again when
 	// it changes (token rotation). Empty: no Authorization header. The token
 	// is only ever sent to BaseURL's origin, under the API prefix.
@@ -76,6 +82,9 @@ func New(o Options) *Client {
 	}
 	if o.BaseDelay <= 0 {
 		o.BaseDelay = 200 * time.Millisecond
+	}
+	if o.MaxDelay <= 0 || o.MaxDelay > MaxRetryDelay {
+		o.MaxDelay = MaxRetryDelay
 	}
 	if o.HTTPClient == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
@@ -163,6 +172,9 @@ func (c *Client) checkRedirect(next func(*http.Request, []*http.Request) error) 
 		}
 		if !c.resolver.TokenAllowed(req.URL) {
 			req.Header.Del("Authorization")
+			for k := range c.o.DefaultHeaders {
+				req.Header.Del(k)
+			}
 		}
 		return nil
 	}
@@ -171,7 +183,7 @@ func (c *Client) checkRedirect(next func(*http.Request, []*http.Request) error) 
 func retryable(status int) bool { return status >= 500 || status == 429 || status == 408 }
 
 func (c *Client) delay(attempt int) time.Duration {
-	return retryDelay(c.o.RetryBackoff, c.o.BaseDelay, attempt)
+	return min(retryDelay(c.o.RetryBackoff, c.o.BaseDelay, attempt), c.o.MaxDelay)
 }
 
 func (c *Client) once(ctx context.Context, req adapter.APIRequest, target string, withToken bool) (adapter.APIResponse, error) {
@@ -208,6 +220,11 @@ func (c *Client) setHeaders(hreq *http.Request, req adapter.APIRequest, withToke
 	}
 	hreq.Header.Set("Accept", "application/json")
 	hreq.Header.Set("User-Agent", c.o.UserAgent)
+	if withToken {
+		for k, v := range c.o.DefaultHeaders {
+			hreq.Header.Set(k, v)
+		}
+	}
 	for k, v := range req.Headers {
 		hreq.Header.Set(k, v)
 	}

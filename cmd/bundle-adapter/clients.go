@@ -71,6 +71,7 @@ func newAPI(c config.HyperfleetAPIConfig) adapter.API {
 	return hyperfleetapi.New(hyperfleetapi.Options{
 		BaseURL: c.BaseURL, Version: c.Version, Timeout: c.Timeout.D(),
 		RetryAttempts: c.RetryAttempts, RetryBackoff: c.RetryBackoff,
+		BaseDelay: c.BaseDelay.D(), MaxDelay: c.MaxDelay.D(), DefaultHeaders: c.DefaultHeaders,
 		TokenPath: c.Auth.TokenPath, TokenCacheTTL: c.Auth.TokenCacheTTL.D(),
 		AllowedOrigins: c.AllowedOrigins, UserAgent: userAgent(),
 	})

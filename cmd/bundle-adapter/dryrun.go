@@ -76,7 +76,7 @@ func (f *dryRunFlags) run(cmd *cobra.Command) error {
 		return err
 	}
 	p, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info, Maestro: store, API: api,
-		Clock: clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Clock: clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Config: cfg.Adapter.Values()})
 	if err != nil {
 		return err
 	}

@@ -96,7 +96,8 @@ func serve(ctx context.Context, cfg *config.Config, listen listeners, log *slog.
 	}
 	defer mc.Close()
 	pipeline, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info,
-		Maestro: m.Maestro(mc), API: m.API(newAPI(cfg.Adapter.Clients.HyperfleetAPI)), Logger: log})
+		Maestro: m.Maestro(mc), API: m.API(newAPI(cfg.Adapter.Clients.HyperfleetAPI)), Logger: log,
+		Config: cfg.Adapter.Values()})
 	if err != nil {
 		return err
 	}
