@@ -45,6 +45,9 @@ func (r *eventRun) reconcile(ctx context.Context, b *bundle) {
 	switch d.write {
 	case writeNone:
 		r.reportObserved(b, d.op)
+		if d.op == OpSkip {
+			r.creationSkipped(b)
+		}
 	case writeCreate:
 		r.create(ctx, b, OpCreate)
 	case writeUpdate:
@@ -71,6 +74,9 @@ func (r *eventRun) rules(ctx context.Context, b *bundle) rules {
 	if lc == nil {
 		return out
 	}
+	if lc.Create != nil {
+		out.createWhen = func() (bool, error) { return r.evalRule(ctx, lc.Create.When.Compiled, "lifecycle.create.when") }
+	}
 	if lc.Delete != nil {
 		out.deleteWhen = func() (bool, error) { return r.evalRule(ctx, lc.Delete.When.Compiled, "lifecycle.delete.when") }
 	}
@@ -78,6 +84,17 @@ func (r *eventRun) rules(ctx context.Context, b *bundle) rules {
 		out.recreateWhen = func() (bool, error) { return r.evalRule(ctx, lc.Recreate.When.Compiled, "lifecycle.recreate.when") }
 	}
 	return out
+}
+
+// creationSkipped surfaces a create gate that held a bundle back as
+// HyperFleet does: adapter.resourcesSkipped is true and adapter.skipReason
+// names the first bundle held back (a precondition's reason wins).
+func (r *eventRun) creationSkipped(b *bundle) {
+	r.adapter["resourcesSkipped"] = true
+	if reason, _ := r.adapter["skipReason"].(string); reason == "" {
+		r.adapter["skipReason"] = b.res.Name + ": lifecycle.create.when is false"
+	}
+	r.log.Info("bundle creation skipped", "bundle", b.res.Name, "reason", "lifecycle.create.when is false")
 }
 
 // render renders the desired bundle once per event and returns its fingerprint.

@@ -22,9 +22,28 @@ func compileResource(l *errorList, env *CELEnv, dir string, r *Resource, path st
 	if r.workName == nil && r.Manifest != nil && r.Manifest.Compiled != nil {
 		l.add(path, "the bundle needs a name: set discovery.by_name or metadata.name in the manifest")
 	}
+	if r.RecreateOnChange {
+		recreateOnChange(l, r, path)
+	}
 	if r.Lifecycle != nil {
 		compileLifecycle(l, env, r, path+".lifecycle")
 	}
+}
+
+// recreateOnChange maps HyperFleet's recreate_on_change: true onto a
+// recreate rule that always holds; compileLifecycle then checks it as any
+// recreate rule (discovery, destructive kinds).
+func recreateOnChange(l *errorList, r *Resource, path string) {
+	if r.Lifecycle != nil && r.Lifecycle.Recreate != nil {
+		l.add(path+".recreate_on_change", "set recreate_on_change or lifecycle.recreate, not both")
+		r.RecreateOnChange = false // the errors that follow name lifecycle.recreate
+		return
+	}
+	if r.Lifecycle == nil {
+		r.Lifecycle = &Lifecycle{}
+	}
+	p := path + ".recreate_on_change"
+	r.Lifecycle.Recreate = &LifecycleRule{When: &When{Expression: &Expr{Src: "true", Path: p, Line: l.lineOf(p)}}}
 }
 
 func compileTransport(l *errorList, t *Transport, path string) {
@@ -132,22 +151,32 @@ func within(dir, file string) bool {
 
 func compileLifecycle(l *errorList, env *CELEnv, r *Resource, path string) {
 	lc := r.Lifecycle
+	if lc.Create != nil {
+		compileWhen(l, env, lc.Create.When, path+".create.when")
+		if r.Discovery == nil {
+			l.add(path+".create", "requires a discovery block on the resource: the rule is evaluated only while the bundle is absent")
+		}
+	}
 	if lc.Delete != nil {
 		compileRule(l, env, lc.Delete, path+".delete")
 	}
 	if lc.Recreate == nil {
 		return
 	}
-	compileRule(l, env, lc.Recreate, path+".recreate")
+	rp := path + ".recreate"
+	if r.RecreateOnChange {
+		rp = parentPath(path) + ".recreate_on_change"
+	}
+	compileRule(l, env, lc.Recreate, rp)
 	if r.Discovery == nil {
-		l.add(path+".recreate", "requires a discovery block on the resource: recreation compares the observed bundle with the desired one")
+		l.add(rp, "requires a discovery block on the resource: recreation compares the observed bundle with the desired one")
 	}
 	if r.Manifest == nil || r.Manifest.Compiled == nil || r.AllowDestructiveRecreate {
 		return
 	}
 	for _, k := range r.Manifest.Compiled.Kinds() {
 		if slices.Contains(destructiveKinds, k) {
-			l.add(path+".recreate", "the bundle contains a %s: recreating it deletes everything inside it; set allow_destructive_recreate: true on the resource if that is intended", k)
+			l.add(rp, "the bundle contains a %s: recreating it deletes everything inside it; set allow_destructive_recreate: true on the resource if that is intended", k)
 			return
 		}
 	}
