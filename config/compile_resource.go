@@ -11,6 +11,9 @@ func compileResource(l *errorList, env *CELEnv, dir string, r *Resource, path st
 	compileManifest(l, dir, r, path+".manifest")
 	if r.Discovery != nil {
 		compileDiscovery(l, r.Discovery, path+".discovery")
+		if r.Discovery.Namespace.Src != "" {
+			l.warn(path+".discovery.namespace", "has no effect on a bundle: a ManifestWork lives in its consumer's namespace (transport.maestro.target_cluster); it applies to nested_discoveries")
+		}
 	}
 	nested := newUniqueNames(l, "nested discovery")
 	for i := range r.NestedDiscoveries {
@@ -66,6 +69,7 @@ func compileTransport(l *errorList, t *Transport, path string) {
 }
 
 func compileDiscovery(l *errorList, d *Discovery, path string) {
+	compileText(l, &d.Namespace)
 	compileText(l, &d.ByName)
 	if d.ByName.Src == "" && d.BySelectors == nil {
 		l.add(path, "needs by_name or by_selectors")

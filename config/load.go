@@ -33,6 +33,9 @@ func (c *Config) Warnings() Errors {
 	if c.Adapter != nil {
 		out = append(out, c.Adapter.Warnings...)
 	}
+	if c.Task != nil {
+		out = append(out, c.Task.Warnings...)
+	}
 	return out
 }
 
@@ -124,6 +127,7 @@ func LoadTaskConfig(path string) (*TaskConfig, error) {
 		l.add("", "has no params, resources or post: a task config must do something")
 	}
 	compileTask(l, cfg)
+	cfg.Warnings = l.warns.sorted()
 	return cfg, l.result()
 }
 

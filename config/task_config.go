@@ -20,6 +20,9 @@ type TaskConfig struct {
 	File string `yaml:"-"`
 	// CEL is the environment every expression of this config was compiled in.
 	CEL *CELEnv `yaml:"-"`
+	// Warnings are the load warnings of the file (HyperFleet keys that mean
+	// nothing here); never an error.
+	Warnings Errors `yaml:"-"`
 }
 
 // TaskMetadata is the optional wrapper's metadata; .metadata.name is
@@ -185,8 +188,11 @@ func (m *ManifestSpec) decodeNode(d *decoder, n *yaml.Node, path string) {
 }
 
 // Discovery finds the bundle in Maestro; by_name is what the reconciler uses.
+// Namespace matters only in nested discoveries: a template, rendered per
+// event, that the manifest's metadata.namespace must equal; empty or "*"
+// (HyperFleet's "all namespaces") matches any namespace.
 type Discovery struct {
-	Namespace   string     `yaml:"namespace"`
+	Namespace   Text       `yaml:"namespace"`
 	ByName      Text       `yaml:"by_name"`
 	BySelectors *Selectors `yaml:"by_selectors"`
 }
