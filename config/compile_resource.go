@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-func compileResource(l *errorList, env *CELEnv, dir string, r *Resource, path string) {
+func compileResource(l *errorList, env *CELEnv, refs refs, r *Resource, path string) {
 	compileTransport(l, &r.Transport, path+".transport")
-	compileManifest(l, dir, r, path+".manifest")
+	compileManifest(l, refs, r, path+".manifest")
 	if r.Discovery != nil {
 		compileDiscovery(l, r.Discovery, path+".discovery")
 		if r.Discovery.Namespace.Src != "" {
@@ -83,7 +83,7 @@ func compileDiscovery(l *errorList, d *Discovery, path string) {
 	}
 }
 
-func compileManifest(l *errorList, dir string, r *Resource, path string) {
+func compileManifest(l *errorList, refs refs, r *Resource, path string) {
 	m := r.Manifest
 	if m == nil {
 		l.add(path, "is required: an inline ManifestWork or {ref: file}")
@@ -91,7 +91,7 @@ func compileManifest(l *errorList, dir string, r *Resource, path string) {
 	}
 	var err error
 	if m.Ref != "" {
-		file, ferr := resolveRef(dir, m.Ref)
+		file, ferr := refs.resolve(m.Ref)
 		if ferr != nil {
 			l.add(path+".ref", "%v", ferr)
 			return

@@ -16,6 +16,9 @@ type Files struct {
 	Adapter string
 	Task    string
 	Broker  string
+	// RefRoots map absolute manifest refs of the task config onto local
+	// folders (--ref-root); see LoadTaskConfigWith.
+	RefRoots []RefRoot
 }
 
 // Config is everything one deployment loaded, validated and compiled.
@@ -50,7 +53,7 @@ func Load(files Files, fs *pflag.FlagSet) (*Config, error) {
 	if cfg.Adapter, err = LoadAdapterConfig(files.Adapter, fs); err != nil {
 		all = appendErr(all, files.Adapter, err)
 	}
-	if cfg.Task, err = LoadTaskConfig(files.Task); err != nil {
+	if cfg.Task, err = LoadTaskConfigWith(files.Task, files.RefRoots); err != nil {
 		all = appendErr(all, files.Task, err)
 	}
 	if files.Broker != "" {
@@ -115,7 +118,15 @@ func LoadBrokerConfig(path string) (*BrokerConfig, error) {
 // LoadTaskConfig loads, validates and compiles a task config. Manifest refs
 // are read relative to the file's folder.
 func LoadTaskConfig(path string) (*TaskConfig, error) {
-	cfg := &TaskConfig{File: path}
+	return LoadTaskConfigWith(path, nil)
+}
+
+// LoadTaskConfigWith is LoadTaskConfig with absolute manifest refs mapped by
+// roots: an absolute ref is read from the task config's folder when it is
+// in it, else through the first root that holds it, else by its base name
+// from the task config's folder (see refs); never from anywhere else.
+func LoadTaskConfigWith(path string, roots []RefRoot) (*TaskConfig, error) {
+	cfg := &TaskConfig{File: path, RefRoots: roots}
 	l := newErrorList(path)
 	root, err := readYAML(path, l)
 	if err != nil {

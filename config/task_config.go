@@ -18,6 +18,8 @@ type TaskConfig struct {
 	Metadata TaskMetadata `yaml:"-"`
 	// File is the path the config was loaded from; refs resolve beside it.
 	File string `yaml:"-"`
+	// RefRoots map absolute manifest refs onto local folders (see refs).
+	RefRoots []RefRoot `yaml:"-"`
 	// CEL is the environment every expression of this config was compiled in.
 	CEL *CELEnv `yaml:"-"`
 	// Warnings are the load warnings of the file (HyperFleet keys that mean
