@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -124,11 +125,43 @@ func (r *eventRun) renderWork(b *bundle) (*workv1.ManifestWork, string, error) {
 	if err := bundles.CheckSize(b.res.Name, tree); err != nil {
 		return nil, "", &renderError{err}
 	}
-	var work workv1.ManifestWork
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(tree, &work, true); err != nil {
+	work, _, err := decodeWork(tree)
+	if err != nil {
 		return nil, "", &renderError{fmt.Errorf("rendered bundle is not a valid ManifestWork: %w", err)}
 	}
-	return &work, fp, nil
+	return work, fp, nil
+}
+
+// decodeWork converts a rendered tree into a ManifestWork. Fields the type
+// does not have (spec.deleteOption.gracePeriodSeconds in HyperFleet's
+// examples) are dropped, as Maestro drops them, and returned as paths; the
+// load warns about them (CheckWork). A value of the wrong type is an error.
+func decodeWork(tree map[string]any) (*workv1.ManifestWork, []string, error) {
+	var work workv1.ManifestWork
+	err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(tree, &work, true)
+	strict, isStrict := runtime.AsStrictDecodingError(err)
+	if err != nil && !isStrict {
+		return nil, nil, err
+	}
+	var dropped []string
+	if isStrict {
+		for _, e := range strict.Errors() {
+			msg := e.Error()
+			if f, ok := strings.CutPrefix(msg, `unknown field "`); ok {
+				msg = strings.TrimSuffix(f, `"`)
+			}
+			dropped = append(dropped, msg)
+		}
+	}
+	return &work, dropped, nil
+}
+
+// CheckWork is the config.WorkChecker of this adapter: the fields of a
+// rendered ManifestWork that decoding drops. A tree that does not decode
+// at all reports nothing here; rendering the real event reports it.
+func CheckWork(tree map[string]any) []string {
+	_, dropped, _ := decodeWork(tree)
+	return dropped
 }
 
 // normalizeWork fills what the template may leave out: kind, apiVersion,

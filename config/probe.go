@@ -35,7 +35,7 @@ func checkTemplates(l *errorList, c *TaskConfig) {
 		}
 	})
 	for i := range c.Resources {
-		probeManifest(l, &c.Resources[i], indexPath("resources", i), data)
+		probeManifest(l, &c.Resources[i], indexPath("resources", i), data, c.checkWork)
 	}
 }
 

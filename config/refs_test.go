@@ -69,7 +69,7 @@ func TestAbsoluteManifestRefs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := LoadTaskConfigWith(tt.task, tt.roots)
+			cfg, err := LoadTaskConfigWith(tt.task, TaskOptions{RefRoots: tt.roots})
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("want the ref to load, got:\n%v", err)

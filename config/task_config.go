@@ -20,6 +20,8 @@ type TaskConfig struct {
 	File string `yaml:"-"`
 	// RefRoots map absolute manifest refs onto local folders (see refs).
 	RefRoots []RefRoot `yaml:"-"`
+
+	checkWork WorkChecker // see TaskOptions
 	// CEL is the environment every expression of this config was compiled in.
 	CEL *CELEnv `yaml:"-"`
 	// Warnings are the load warnings of the file (HyperFleet keys that mean

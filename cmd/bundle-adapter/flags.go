@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bundle-adapter/bundle-adapter/adapter"
 	"github.com/bundle-adapter/bundle-adapter/config"
 )
 
@@ -45,7 +46,7 @@ func firstEnv(names ...string) string {
 }
 
 func (f *configFlags) files() (config.Files, error) {
-	files := config.Files{Adapter: f.adapter, Task: f.task, Broker: f.broker}
+	files := config.Files{Adapter: f.adapter, Task: f.task, Broker: f.broker, CheckWork: adapter.CheckWork}
 	for _, s := range f.refRoots {
 		root, err := config.ParseRefRoot(s)
 		if err != nil {
