@@ -29,3 +29,35 @@ func TestDiscoveryNamespaceOnBundleWarns(t *testing.T) {
 		t.Errorf("want one warning on discovery.namespace, got %v", l.warns)
 	}
 }
+
+// A single-file config from before HyperFleet adapter v0.1.0, passed as both
+// files, and a Kubernetes-transport task config each get one error saying
+// what to do, not a list of unrelated "unknown field" and "is required" lines.
+func TestLegacyShapesGetOneError(t *testing.T) {
+	legacy, kube := compatFile("legacy-single-file.yaml"), compatFile("kubernetes-transport.yaml")
+	adapterOK := filepath.Join("examples", "onprem", "adapter-config.yaml")
+	taskOK := filepath.Join("examples", "onprem", "task-config.yaml")
+	tests := []struct {
+		name  string
+		files Files
+		want  string
+	}{
+		{"single file as both", Files{Adapter: legacy, Task: legacy},
+			`legacy-single-file.yaml:10: this is a single-file adapter config from before HyperFleet adapter v0.1.0 (hyperfleetApi, kubernetes, params, resources at the top level): split it in two`},
+		{"single file as the adapter config", Files{Adapter: legacy, Task: taskOK},
+			`legacy-single-file.yaml:10: this is a single-file adapter config from before HyperFleet adapter v0.1.0`},
+		{"single file as the task config", Files{Adapter: adapterOK, Task: legacy},
+			`legacy-single-file.yaml:8: this is a single-file adapter config from before HyperFleet adapter v0.1.0 (adapter, hyperfleetApi, kubernetes beside the task keys)`},
+		{"kubernetes transport", Files{Adapter: adapterOK, Task: kube},
+			`kubernetes-transport.yaml:13: resources[0], resources[1] use the Kubernetes transport: bundle-adapter delivers ManifestWork bundles through Maestro only`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(tt.files, nil)
+			es, _ := err.(Errors)
+			if len(es) != 1 || !strings.Contains(es[0].Error(), tt.want) {
+				t.Errorf("want exactly one error containing %q, got %d:\n%v", tt.want, len(es), err)
+			}
+		})
+	}
+}

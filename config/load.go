@@ -69,7 +69,10 @@ func Load(files Files, fs *pflag.FlagSet) (*Config, error) {
 	if cfg.Adapter, err = LoadAdapterConfig(files.Adapter, fs); err != nil {
 		all = appendErr(all, files.Adapter, err)
 	}
-	if cfg.Task, err = LoadTaskConfigWith(files.Task, TaskOptions{RefRoots: files.RefRoots, CheckWork: files.CheckWork}); err != nil {
+	sameLegacyFile := isLegacyError(err) && filepath.Clean(files.Adapter) == filepath.Clean(files.Task)
+	if sameLegacyFile {
+		// One error for one file: the task half of it says the same.
+	} else if cfg.Task, err = LoadTaskConfigWith(files.Task, TaskOptions{RefRoots: files.RefRoots, CheckWork: files.CheckWork}); err != nil {
 		all = appendErr(all, files.Task, err)
 	}
 	if files.Broker != "" {
@@ -106,7 +109,11 @@ func LoadAdapterConfig(path string, fs *pflag.FlagSet) (*AdapterConfig, error) {
 	}
 	d := &decoder{errs: l}
 	var meta TaskMetadata
-	d.decode(unwrap(d, root, &meta), reflectValue(&cfg), "")
+	body := unwrap(d, root, &meta)
+	if legacyAdapterConfig(l, body) {
+		return nil, l.result()
+	}
+	d.decode(body, reflectValue(&cfg), "")
 	if cfg.Info.Name == "" {
 		cfg.Info.Name = meta.Name
 	}
@@ -151,7 +158,11 @@ func LoadTaskConfigWith(path string, o TaskOptions) (*TaskConfig, error) {
 		return nil, err
 	}
 	d := &decoder{errs: l}
-	d.decode(unwrap(d, root, &cfg.Metadata), reflectValue(cfg), "")
+	body := unwrap(d, root, &cfg.Metadata)
+	if legacyTaskConfig(l, body) {
+		return nil, l.result()
+	}
+	d.decode(body, reflectValue(cfg), "")
 	if cfg.isEmpty() {
 		l.add("", "has no params, resources or post: a task config must do something")
 	}

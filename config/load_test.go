@@ -72,7 +72,7 @@ func TestBrokenTaskConfigs(t *testing.T) {
 			`destructive-recreate.yaml:9: resources[0].lifecycle.recreate: the bundle contains a Namespace`,
 			`destructive-recreate.yaml:15: resources[1].lifecycle.recreate: the bundle contains a CustomResourceDefinition`,
 		}},
-		{"other-transport.yaml", []string{`other-transport.yaml:5: resources[0].transport.client: only the maestro transport is supported, not "kubernetes"`}},
+		{"other-transport.yaml", []string{`other-transport.yaml:5: resources[0] uses the Kubernetes transport: bundle-adapter delivers ManifestWork bundles through Maestro only`}},
 		{"duplicates.yaml", []string{
 			`duplicates.yaml:3: params[1].name: param name "clusterId" is already used at params[0]`,
 			`duplicates.yaml:4: params[2].name: "resources" is a built-in name`,
