@@ -48,6 +48,8 @@ func TestLegacyShapesGetOneError(t *testing.T) {
 			`legacy-single-file.yaml:10: this is a single-file adapter config from before HyperFleet adapter v0.1.0`},
 		{"single file as the task config", Files{Adapter: adapterOK, Task: legacy},
 			`legacy-single-file.yaml:8: this is a single-file adapter config from before HyperFleet adapter v0.1.0 (adapter, hyperfleetApi, kubernetes beside the task keys)`},
+		{"task config as the adapter config", Files{Adapter: compatFile("task-as-adapter-config.yaml"), Task: taskOK},
+			`task-as-adapter-config.yaml:7: this is a task config (params, post), not an adapter config: pass it with --task-config (-t)`},
 		{"kubernetes transport", Files{Adapter: adapterOK, Task: kube},
 			`kubernetes-transport.yaml:13: resources[0], resources[1] use the Kubernetes transport: bundle-adapter delivers ManifestWork bundles through Maestro only`},
 	}
@@ -60,4 +62,19 @@ func TestLegacyShapesGetOneError(t *testing.T) {
 			}
 		})
 	}
+}
+
+// auth.type: none is HyperFleet's spelling of no client authentication: the
+// same as leaving it empty (plaintext needs insecure: true).
+func TestMaestroAuthNone(t *testing.T) {
+	cfg, err := LoadAdapterConfig(compatFile("maestro-auth-none.yaml"), nil)
+	if err != nil {
+		t.Fatalf("auth.type none with insecure: true must load:\n%v", err)
+	}
+	if cfg.Clients.Maestro.Keepalive.Time.D().Seconds() != 30 || len(cfg.Warnings) != 0 {
+		t.Errorf("keepalive = %+v, warnings %v", cfg.Clients.Maestro.Keepalive, cfg.Warnings)
+	}
+	t.Setenv("HYPERFLEET_MAESTRO_INSECURE", "false")
+	_, err = LoadAdapterConfig(compatFile("maestro-auth-none.yaml"), nil)
+	assertErrors(t, err, []string{`maestro-auth-none.yaml:11: clients.maestro.auth.type: set auth.type: tls, or insecure: true`})
 }

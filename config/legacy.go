@@ -24,7 +24,7 @@ const legacyPrefix = "this is a single-file adapter config from before HyperFlee
 // file is a single-file config.
 func isLegacyError(err error) bool {
 	es, ok := err.(Errors)
-	return ok && len(es) == 1 && strings.HasPrefix(es[0].Msg, legacyPrefix)
+	return ok && len(es) == 1 && (strings.HasPrefix(es[0].Msg, legacyPrefix) || strings.HasPrefix(es[0].Msg, "this is a task config"))
 }
 
 const legacyHelp = "split it in two as HyperFleet adapter v0.1.0 did: the adapter config keeps adapter and " +
@@ -44,34 +44,48 @@ func legacyAdapterConfig(l *errorList, n *yaml.Node) bool {
 	if len(keys) == 0 {
 		return false
 	}
+	if len(legacyKeys(n, append([]string{"adapter", "clients"}, legacyClientKeys...))) == 0 {
+		// Only task keys: a task config (HyperFleet's v0.1 template is
+		// named adapter-config-template.yaml) passed as the adapter config.
+		l.addAt("", keys[0].line, "this is a task config (%s), not an adapter config: pass it with --task-config (-t), "+
+			"and an adapter config (adapter, clients) with --config (-c)", legacyNames(keys))
+		return true
+	}
 	l.addAt("", keys[0].line, legacyPrefix+" (%s at the top level): %s",
 		legacyNames(keys), legacyHelp)
 	return true
 }
 
 // legacyTaskConfig reports a task config in the single-file shape (the
-// same file passed as adapter and task config) or using the Kubernetes
-// transport.
-func legacyTaskConfig(l *errorList, n *yaml.Node) bool {
+// same file passed as adapter and task config: stop, nothing else is worth
+// checking) or resources using the Kubernetes transport: one error for all
+// of them, and their indices, which are then not compiled, so the rest of
+// the file (params, preconditions, Maestro resources, post) is still
+// checked.
+func legacyTaskConfig(l *errorList, n *yaml.Node) (stop bool, kubernetes []int) {
 	if keys := legacyKeys(n, append([]string{"adapter"}, legacyClientKeys...)); len(keys) > 0 {
 		l.addAt("", keys[0].line, legacyPrefix+" (%s beside the task keys): %s",
 			legacyNames(keys), legacyHelp)
-		return true
+		return true, nil
 	}
 	kube := kubernetesResources(n)
 	if len(kube) == 0 {
-		return false
+		return false, nil
 	}
 	l.addAt("", kube[0].line, "%s use%s the Kubernetes transport: bundle-adapter delivers ManifestWork bundles through Maestro only. "+
 		"Wrap the manifests in a ManifestWork (its spec.workload.manifests) and set transport: {client: maestro, maestro: {target_cluster: ...}} "+
 		"on each resource, as HyperFleet adapter's Maestro examples do, or keep running HyperFleet's adapter for this task",
 		legacyNames(kube), map[bool]string{true: "s", false: ""}[len(kube) == 1])
-	return true
+	for _, k := range kube {
+		kubernetes = append(kubernetes, k.index)
+	}
+	return false, kubernetes
 }
 
 type legacyKey struct {
-	path string
-	line int
+	path  string
+	line  int
+	index int // of a resource
 }
 
 func legacyKeys(n *yaml.Node, names []string) []legacyKey {
@@ -120,13 +134,13 @@ func kubernetesResources(n *yaml.Node) []legacyKey {
 		transport := mappingValue(r, "transport")
 		if transport != nil {
 			if c := mappingValue(transport, "client"); c != nil && c.Kind == yaml.ScalarNode && c.Value == "kubernetes" {
-				out = append(out, legacyKey{path: path, line: c.Line})
+				out = append(out, legacyKey{path: path, line: c.Line, index: i})
 			}
 			continue
 		}
 		kind := mappingValue(mappingValue(r, "manifest"), "kind")
 		if kind != nil && kind.Kind == yaml.ScalarNode && kind.Value != "" && kind.Value != "ManifestWork" && !strings.Contains(kind.Value, "{{") {
-			out = append(out, legacyKey{path: path, line: r.Line})
+			out = append(out, legacyKey{path: path, line: r.Line, index: i})
 		}
 	}
 	return out

@@ -159,10 +159,16 @@ func LoadTaskConfigWith(path string, o TaskOptions) (*TaskConfig, error) {
 	}
 	d := &decoder{errs: l}
 	body := unwrap(d, root, &cfg.Metadata)
-	if legacyTaskConfig(l, body) {
+	stop, kubernetes := legacyTaskConfig(l, body)
+	if stop {
 		return nil, l.result()
 	}
 	d.decode(body, reflectValue(cfg), "")
+	for _, i := range kubernetes {
+		if i < len(cfg.Resources) {
+			cfg.Resources[i].refused = true
+		}
+	}
 	if cfg.isEmpty() {
 		l.add("", "has no params, resources or post: a task config must do something")
 	}

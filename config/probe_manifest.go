@@ -39,8 +39,12 @@ func probeDropped(l *errorList, check WorkChecker, r *Resource, path string, tre
 	if kind, _ := tree["kind"].(string); check == nil || (kind != "" && kind != "ManifestWork") {
 		return
 	}
+	in := ""
+	if ref := r.Manifest.Compiled.Ref; ref != "" {
+		in = ref + ": "
+	}
 	for _, f := range check(tree) {
-		l.warn(path+".manifest", "%s: field %s is not part of a ManifestWork: Maestro drops it, and so does this adapter", probeName(r.Manifest.Compiled, path), f)
+		l.warn(path+".manifest", "%sfield %s is not part of a ManifestWork: Maestro drops it, and so does this adapter", in, f)
 	}
 }
 

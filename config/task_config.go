@@ -153,6 +153,7 @@ type Resource struct {
 	RecreateOnChange bool `yaml:"recreate_on_change"`
 
 	workName *Template // compiled at load; see WorkName
+	refused  bool      // Kubernetes transport: reported once, not compiled
 }
 
 // Transport says how the bundle is delivered; only "maestro" is supported.

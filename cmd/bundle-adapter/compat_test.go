@@ -1,8 +1,11 @@
 package main
 
 import (
+	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/bundle-adapter/bundle-adapter/config"
 )
 
 // validate shows the ManifestWork fields Maestro drops, which every event
@@ -14,5 +17,15 @@ func TestValidateWarnsAboutDroppedFields(t *testing.T) {
 		!strings.Contains(errOut, "warning: ../../adapter/testdata/dropped/task.yaml:9: resources[0].manifest: ") ||
 		!strings.Contains(errOut, "field spec.deleteOption.gracePeriodSeconds is not part of a ManifestWork") {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+}
+
+// HyperFleet's auth.type: none is plaintext gRPC, as an empty auth.type is.
+func TestMaestroAuthNoneIsPlaintext(t *testing.T) {
+	for _, typ := range []string{"", "none"} {
+		c := config.MaestroConfig{GRPCServerAddress: "m:8090", HTTPServerAddress: "http://m:8000", Insecure: true, Auth: config.MaestroAuth{Type: typ}}
+		if o := maestroOptions(c, slog.New(slog.DiscardHandler)); !o.GRPC.Insecure || !o.HTTP.Insecure {
+			t.Errorf("auth.type %q: gRPC %+v REST %+v, want both plaintext", typ, o.GRPC, o.HTTP)
+		}
 	}
 }
