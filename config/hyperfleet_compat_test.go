@@ -78,3 +78,21 @@ func TestMaestroAuthNone(t *testing.T) {
 	_, err = LoadAdapterConfig(compatFile("maestro-auth-none.yaml"), nil)
 	assertErrors(t, err, []string{`maestro-auth-none.yaml:11: clients.maestro.auth.type: set auth.type: tls, or insecure: true`})
 }
+
+// lifecycle.delete.propagationPolicy means nothing for a Maestro bundle, in
+// HyperFleet's adapter as here: it loads with a warning that says so.
+func TestPropagationPolicyWarns(t *testing.T) {
+	task, err := LoadTaskConfig("testdata/hyperfleet/task-config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, w := range task.Warnings {
+		if strings.Contains(w.Error(), "task-config.yaml:84: resources[0].lifecycle.delete.propagation_policy: has no effect on a Maestro bundle") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("want a warning on lifecycle.delete.propagation_policy at line 84, got %v", task.Warnings)
+	}
+}
