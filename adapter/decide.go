@@ -29,6 +29,7 @@ var reasons = map[Operation]map[State]string{
 	OpUnchanged: {StateDone: ReasonUnchanged},
 	OpRecreate:  {StateDone: ReasonRecreated, StatePending: ReasonRecreationPending, StateStalled: ReasonRecreationStalled},
 	OpDelete:    {StateDone: ReasonDeleted, StatePending: ReasonDeletionPending, StateStalled: ReasonDeletionStalled},
+	OpSkip:      {StateDone: ReasonSkipped},
 }
 
 // observation is the authoritative read of a bundle at the start of an event.
@@ -65,6 +66,7 @@ func (o observation) pendingFor(now time.Time) time.Duration {
 // rules are the lifecycle rules of a bundle, evaluated lazily in the
 // decision's order. A nil func means the rule is not configured.
 type rules struct {
+	createWhen   func() (bool, error)
 	deleteWhen   func() (bool, error)
 	recreateWhen func() (bool, error)
 }
@@ -83,6 +85,7 @@ type decision struct {
 //	any                                  delete.when true    -> delete (unless already deleting)
 //	present, not deleting, fp differs    recreate.when true  -> recreate (delete, read, create on 404)
 //	present, deleting                    -                   -> no write, recreate pending
+//	absent                               create.when false   -> no write, skip
 //	absent                               -                   -> create
 //	present, fingerprint equal           -                   -> no write
 //	present, fingerprint differs         -                   -> update in place
@@ -90,6 +93,8 @@ type decision struct {
 // delete.when always beats recreate.when, which is then not evaluated, and
 // recreate.when is evaluated only when the observed bundle does not carry
 // the desired fingerprint, so a rule that stays true cannot loop.
+// create.when is evaluated only while the bundle is absent: once created,
+// the bundle is reconciled whatever the rule says.
 // desiredFP is computed lazily (render can be skipped on the delete path).
 func decide(obs observation, desiredFP func() (string, error), r rules) (decision, error) {
 	if r.deleteWhen != nil {
@@ -105,6 +110,15 @@ func decide(obs observation, desiredFP func() (string, error), r rules) (decisio
 		}
 	}
 	if !obs.present() {
+		if r.createWhen != nil {
+			create, err := r.createWhen()
+			if err != nil {
+				return decision{op: OpCreate}, err
+			}
+			if !create {
+				return decision{op: OpSkip, write: writeNone}, nil
+			}
+		}
 		return decision{op: OpCreate, write: writeCreate}, nil
 	}
 	if obs.deleting() {

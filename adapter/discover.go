@@ -120,9 +120,14 @@ func (r *eventRun) nested(work map[string]any, d *config.Discovery) map[string]a
 	return nil
 }
 
+// matches reports whether a manifest of an observed bundle is the one a
+// nested discovery names. The namespace is a template rendered for this
+// event; empty or "*" matches any namespace. A template that fails to
+// render matches nothing.
 func (r *eventRun) matches(obj map[string]any, d *config.Discovery) bool {
 	meta, _ := obj["metadata"].(map[string]any)
-	if d.Namespace != "" && meta["namespace"] != d.Namespace {
+	ns, err := r.template(&d.Namespace)
+	if err != nil || (ns != "" && ns != "*" && orEmptyString(meta["namespace"]) != ns) {
 		return false
 	}
 	if d.ByName.T != nil {

@@ -10,6 +10,9 @@ const (
 	OpUnchanged Operation = "unchanged"
 	OpRecreate  Operation = "recreate"
 	OpDelete    Operation = "delete"
+	// OpSkip: the bundle is absent and its lifecycle.create.when is false;
+	// nothing is written (HyperFleet's operation skip).
+	OpSkip Operation = "skip"
 )
 
 // State says whether the operation is finished.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -45,6 +46,9 @@ func (r *eventRun) reconcile(ctx context.Context, b *bundle) {
 	switch d.write {
 	case writeNone:
 		r.reportObserved(b, d.op)
+		if d.op == OpSkip {
+			r.creationSkipped(b)
+		}
 	case writeCreate:
 		r.create(ctx, b, OpCreate)
 	case writeUpdate:
@@ -71,6 +75,9 @@ func (r *eventRun) rules(ctx context.Context, b *bundle) rules {
 	if lc == nil {
 		return out
 	}
+	if lc.Create != nil {
+		out.createWhen = func() (bool, error) { return r.evalRule(ctx, lc.Create.When.Compiled, "lifecycle.create.when") }
+	}
 	if lc.Delete != nil {
 		out.deleteWhen = func() (bool, error) { return r.evalRule(ctx, lc.Delete.When.Compiled, "lifecycle.delete.when") }
 	}
@@ -78,6 +85,17 @@ func (r *eventRun) rules(ctx context.Context, b *bundle) rules {
 		out.recreateWhen = func() (bool, error) { return r.evalRule(ctx, lc.Recreate.When.Compiled, "lifecycle.recreate.when") }
 	}
 	return out
+}
+
+// creationSkipped surfaces a create gate that held a bundle back as
+// HyperFleet does: adapter.resourcesSkipped is true and adapter.skipReason
+// names the first bundle held back (a precondition's reason wins).
+func (r *eventRun) creationSkipped(b *bundle) {
+	r.adapter["resourcesSkipped"] = true
+	if reason, _ := r.adapter["skipReason"].(string); reason == "" {
+		r.adapter["skipReason"] = b.res.Name + ": lifecycle.create.when is false"
+	}
+	r.log.Info("bundle creation skipped", "bundle", b.res.Name, "reason", "lifecycle.create.when is false")
 }
 
 // render renders the desired bundle once per event and returns its fingerprint.
@@ -107,11 +125,43 @@ func (r *eventRun) renderWork(b *bundle) (*workv1.ManifestWork, string, error) {
 	if err := bundles.CheckSize(b.res.Name, tree); err != nil {
 		return nil, "", &renderError{err}
 	}
-	var work workv1.ManifestWork
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(tree, &work, true); err != nil {
+	work, _, err := decodeWork(tree)
+	if err != nil {
 		return nil, "", &renderError{fmt.Errorf("rendered bundle is not a valid ManifestWork: %w", err)}
 	}
-	return &work, fp, nil
+	return work, fp, nil
+}
+
+// decodeWork converts a rendered tree into a ManifestWork. Fields the type
+// does not have (spec.deleteOption.gracePeriodSeconds in HyperFleet's
+// examples) are dropped, as Maestro drops them, and returned as paths; the
+// load warns about them (CheckWork). A value of the wrong type is an error.
+func decodeWork(tree map[string]any) (*workv1.ManifestWork, []string, error) {
+	var work workv1.ManifestWork
+	err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(tree, &work, true)
+	strict, isStrict := runtime.AsStrictDecodingError(err)
+	if err != nil && !isStrict {
+		return nil, nil, err
+	}
+	var dropped []string
+	if isStrict {
+		for _, e := range strict.Errors() {
+			msg := e.Error()
+			if f, ok := strings.CutPrefix(msg, `unknown field "`); ok {
+				msg = strings.TrimSuffix(f, `"`)
+			}
+			dropped = append(dropped, msg)
+		}
+	}
+	return &work, dropped, nil
+}
+
+// CheckWork is the config.WorkChecker of this adapter: the fields of a
+// rendered ManifestWork that decoding drops. A tree that does not decode
+// at all reports nothing here; rendering the real event reports it.
+func CheckWork(tree map[string]any) []string {
+	_, dropped, _ := decodeWork(tree)
+	return dropped
 }
 
 // normalizeWork fills what the template may leave out: kind, apiVersion,

@@ -125,6 +125,7 @@ type Keepalive struct {
 
 // MaestroAuth selects how the adapter authenticates to Maestro: "tls" (mTLS
 // with the files below) or empty (plain, allowed only with insecure: true).
+// HyperFleet's "none" is the same as empty.
 type MaestroAuth struct {
 	Type      string    `yaml:"type"`
 	TLSConfig TLSConfig `yaml:"tls_config"`
@@ -217,7 +218,7 @@ func (m *MaestroConfig) validate(l *errorList, path string) {
 	if m.MaxConcurrentReads < 0 {
 		l.add(path+".max_concurrent_reads", "must not be negative (0 means the default)")
 	}
-	oneOf(l, path+".auth.type", m.Auth.Type, "", "tls")
+	oneOf(l, path+".auth.type", m.Auth.Type, "", "tls", "none")
 	tls := m.Auth.TLSConfig
 	if m.Auth.Type == "tls" && tls.CAFile == "" {
 		l.add(path+".auth.tls_config.ca_file", "is required when auth.type is tls")
@@ -228,7 +229,7 @@ func (m *MaestroConfig) validate(l *errorList, path string) {
 	if m.ClientID != "" {
 		l.warn(path+".client_id", "has no effect: Maestro knows this adapter by source_id (%q), which every replica shares", m.SourceID)
 	}
-	if m.Auth.Type == "" && !m.Insecure {
+	if m.Auth.Type != "tls" && !m.Insecure {
 		l.add(path+".auth.type", "set auth.type: tls, or insecure: true to talk to Maestro without TLS")
 	}
 	checkRetryAttempts(l, path+".retry_attempts", m.RetryAttempts)

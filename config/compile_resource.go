@@ -6,11 +6,14 @@ import (
 	"strings"
 )
 
-func compileResource(l *errorList, env *CELEnv, dir string, r *Resource, path string) {
+func compileResource(l *errorList, env *CELEnv, refs refs, r *Resource, path string) {
 	compileTransport(l, &r.Transport, path+".transport")
-	compileManifest(l, dir, r, path+".manifest")
+	compileManifest(l, refs, r, path+".manifest")
 	if r.Discovery != nil {
 		compileDiscovery(l, r.Discovery, path+".discovery")
+		if r.Discovery.Namespace.Src != "" {
+			l.warn(path+".discovery.namespace", "has no effect on a bundle: a ManifestWork lives in its consumer's namespace (transport.maestro.target_cluster); it applies to nested_discoveries")
+		}
 	}
 	nested := newUniqueNames(l, "nested discovery")
 	for i := range r.NestedDiscoveries {
@@ -22,9 +25,28 @@ func compileResource(l *errorList, env *CELEnv, dir string, r *Resource, path st
 	if r.workName == nil && r.Manifest != nil && r.Manifest.Compiled != nil {
 		l.add(path, "the bundle needs a name: set discovery.by_name or metadata.name in the manifest")
 	}
+	if r.RecreateOnChange {
+		recreateOnChange(l, r, path)
+	}
 	if r.Lifecycle != nil {
 		compileLifecycle(l, env, r, path+".lifecycle")
 	}
+}
+
+// recreateOnChange maps HyperFleet's recreate_on_change: true onto a
+// recreate rule that always holds; compileLifecycle then checks it as any
+// recreate rule (discovery, destructive kinds).
+func recreateOnChange(l *errorList, r *Resource, path string) {
+	if r.Lifecycle != nil && r.Lifecycle.Recreate != nil {
+		l.add(path+".recreate_on_change", "set recreate_on_change or lifecycle.recreate, not both")
+		r.RecreateOnChange = false // the errors that follow name lifecycle.recreate
+		return
+	}
+	if r.Lifecycle == nil {
+		r.Lifecycle = &Lifecycle{}
+	}
+	p := path + ".recreate_on_change"
+	r.Lifecycle.Recreate = &LifecycleRule{When: &When{Expression: &Expr{Src: "true", Path: p, Line: l.lineOf(p)}}}
 }
 
 func compileTransport(l *errorList, t *Transport, path string) {
@@ -47,6 +69,7 @@ func compileTransport(l *errorList, t *Transport, path string) {
 }
 
 func compileDiscovery(l *errorList, d *Discovery, path string) {
+	compileText(l, &d.Namespace)
 	compileText(l, &d.ByName)
 	if d.ByName.Src == "" && d.BySelectors == nil {
 		l.add(path, "needs by_name or by_selectors")
@@ -60,7 +83,7 @@ func compileDiscovery(l *errorList, d *Discovery, path string) {
 	}
 }
 
-func compileManifest(l *errorList, dir string, r *Resource, path string) {
+func compileManifest(l *errorList, refs refs, r *Resource, path string) {
 	m := r.Manifest
 	if m == nil {
 		l.add(path, "is required: an inline ManifestWork or {ref: file}")
@@ -68,7 +91,7 @@ func compileManifest(l *errorList, dir string, r *Resource, path string) {
 	}
 	var err error
 	if m.Ref != "" {
-		file, ferr := resolveRef(dir, m.Ref)
+		file, ferr := refs.resolve(m.Ref)
 		if ferr != nil {
 			l.add(path+".ref", "%v", ferr)
 			return
@@ -132,22 +155,32 @@ func within(dir, file string) bool {
 
 func compileLifecycle(l *errorList, env *CELEnv, r *Resource, path string) {
 	lc := r.Lifecycle
+	if lc.Create != nil {
+		compileWhen(l, env, lc.Create.When, path+".create.when")
+		if r.Discovery == nil {
+			l.add(path+".create", "requires a discovery block on the resource: the rule is evaluated only while the bundle is absent")
+		}
+	}
 	if lc.Delete != nil {
 		compileRule(l, env, lc.Delete, path+".delete")
 	}
 	if lc.Recreate == nil {
 		return
 	}
-	compileRule(l, env, lc.Recreate, path+".recreate")
+	rp := path + ".recreate"
+	if r.RecreateOnChange {
+		rp = parentPath(path) + ".recreate_on_change"
+	}
+	compileRule(l, env, lc.Recreate, rp)
 	if r.Discovery == nil {
-		l.add(path+".recreate", "requires a discovery block on the resource: recreation compares the observed bundle with the desired one")
+		l.add(rp, "requires a discovery block on the resource: recreation compares the observed bundle with the desired one")
 	}
 	if r.Manifest == nil || r.Manifest.Compiled == nil || r.AllowDestructiveRecreate {
 		return
 	}
 	for _, k := range r.Manifest.Compiled.Kinds() {
 		if slices.Contains(destructiveKinds, k) {
-			l.add(path+".recreate", "the bundle contains a %s: recreating it deletes everything inside it; set allow_destructive_recreate: true on the resource if that is intended", k)
+			l.add(rp, "the bundle contains a %s: recreating it deletes everything inside it; set allow_destructive_recreate: true on the resource if that is intended", k)
 			return
 		}
 	}
@@ -160,6 +193,7 @@ func compileRule(l *errorList, env *CELEnv, rule *LifecycleRule, path string) {
 	}
 	if rule.PropagationPolicy != "" {
 		oneOf(l, path+".propagation_policy", rule.PropagationPolicy, "Foreground", "Background", "Orphan")
+		l.warn(path+".propagation_policy", "has no effect on a Maestro bundle (as in HyperFleet's adapter): the ManifestWork's spec.deleteOption.propagationPolicy governs how the agent cleans up")
 	}
 }
 

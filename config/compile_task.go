@@ -37,7 +37,10 @@ func compileTask(l *errorList, c *TaskConfig) {
 	for i := range c.Resources {
 		p := indexPath("resources", i)
 		names.check(p, c.Resources[i].Name)
-		compileResource(l, env, c.Dir(), &c.Resources[i], p)
+		if c.Resources[i].refused {
+			continue
+		}
+		compileResource(l, env, refs{dir: c.Dir(), roots: c.RefRoots}, &c.Resources[i], p)
 	}
 	if c.Post != nil {
 		compilePost(l, env, c.Dir(), c.Post)

@@ -3,6 +3,7 @@ package config
 import (
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -346,10 +347,19 @@ func snakeCase(s string) string {
 	return b.String()
 }
 
-// suggest names the closest known key when a key looks like a typo.
+// destructiveKeys are never suggested for an unknown key: a typo (or a
+// key this adapter does not know, such as another version's create gate)
+// must not be steered into a rule that deletes bundles.
+var destructiveKeys = []string{"delete", "recreate", "recreate_on_change", "allow_destructive_recreate", "propagation_policy"}
+
+// suggest names the closest known key when a key looks like a typo. It
+// never suggests a destructive key (destructiveKeys).
 func suggest(name string, fields map[string][]int) string {
 	best, bestDist := "", 3
 	for k := range fields {
+		if slices.Contains(destructiveKeys, k) {
+			continue
+		}
 		if dist := editDistance(snakeCase(name), k); dist < bestDist || (dist == bestDist && k < best) {
 			best, bestDist = k, dist
 		}

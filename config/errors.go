@@ -93,8 +93,30 @@ func (l *errorList) lineOf(path string) int {
 		if n, ok := l.lines[p]; ok {
 			return n
 		}
+		// The decoder records a key as written: a camelCase key
+		// (propagationPolicy) under its own spelling.
+		if n, ok := l.lines[camelLast(p)]; ok {
+			return n
+		}
 	}
 	return l.lines[""]
+}
+
+// camelLast spells the last element of a YAML path in camelCase:
+// "a.delete.propagation_policy" -> "a.delete.propagationPolicy".
+func camelLast(p string) string {
+	i := strings.LastIndexAny(p, ".[")
+	last := p[i+1:]
+	if !strings.Contains(last, "_") {
+		return p
+	}
+	parts := strings.Split(last, "_")
+	for j := 1; j < len(parts); j++ {
+		if parts[j] != "" {
+			parts[j] = strings.ToUpper(parts[j][:1]) + parts[j][1:]
+		}
+	}
+	return p[:i+1] + strings.Join(parts, "")
 }
 
 // parentPath drops the last element of a YAML path: "a.b[2]" -> "a.b", "a.b" -> "a".

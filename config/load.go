@@ -16,7 +16,26 @@ type Files struct {
 	Adapter string
 	Task    string
 	Broker  string
+	// RefRoots map absolute manifest refs of the task config onto local
+	// folders (--ref-root); see LoadTaskConfigWith.
+	RefRoots []RefRoot
+	// CheckWork, when set, reports the fields of a ManifestWork rendered
+	// with sample values that Maestro's ManifestWork type does not have:
+	// each loads with a warning (see WorkChecker).
+	CheckWork WorkChecker
 }
+
+// TaskOptions are what a task config load needs besides the file.
+type TaskOptions struct {
+	RefRoots  []RefRoot
+	CheckWork WorkChecker
+}
+
+// WorkChecker returns the paths ("spec.deleteOption.gracePeriodSeconds") of
+// the fields of a rendered ManifestWork that its Go type does not have.
+// Maestro drops such fields, and so does the adapter when it renders a
+// bundle; the load warns about each one so validate shows it.
+type WorkChecker func(work map[string]any) []string
 
 // Config is everything one deployment loaded, validated and compiled.
 type Config struct {
@@ -53,7 +72,10 @@ func Load(files Files, fs *pflag.FlagSet) (*Config, error) {
 	if cfg.Adapter, err = LoadAdapterConfig(files.Adapter, fs); err != nil {
 		all = appendErr(all, files.Adapter, err)
 	}
-	if cfg.Task, err = LoadTaskConfig(files.Task); err != nil {
+	sameLegacyFile := isLegacyError(err) && filepath.Clean(files.Adapter) == filepath.Clean(files.Task)
+	if sameLegacyFile {
+		// One error for one file: the task half of it says the same.
+	} else if cfg.Task, err = LoadTaskConfigWith(files.Task, TaskOptions{RefRoots: files.RefRoots, CheckWork: files.CheckWork}); err != nil {
 		all = appendErr(all, files.Task, err)
 	}
 	if files.Broker != "" {
@@ -90,7 +112,11 @@ func LoadAdapterConfig(path string, fs *pflag.FlagSet) (*AdapterConfig, error) {
 	}
 	d := &decoder{errs: l}
 	var meta TaskMetadata
-	d.decode(unwrap(d, root, &meta), reflectValue(&cfg), "")
+	body := unwrap(d, root, &meta)
+	if legacyAdapterConfig(l, body) {
+		return nil, l.result()
+	}
+	d.decode(body, reflectValue(&cfg), "")
 	if cfg.Info.Name == "" {
 		cfg.Info.Name = meta.Name
 	}
@@ -122,14 +148,34 @@ func LoadBrokerConfig(path string) (*BrokerConfig, error) {
 // LoadTaskConfig loads, validates and compiles a task config. Manifest refs
 // are read relative to the file's folder.
 func LoadTaskConfig(path string) (*TaskConfig, error) {
-	cfg := &TaskConfig{File: path}
+	return LoadTaskConfigWith(path, TaskOptions{})
+}
+
+// LoadTaskConfigWith is LoadTaskConfig with absolute manifest refs mapped by
+// o.RefRoots: an absolute ref is read from the task config's folder when it
+// is in it, else through the first root that holds it, else by its base
+// name from the task config's folder (see refs); never from anywhere else.
+// o.CheckWork, when set, turns the ManifestWork fields Maestro would drop
+// into load warnings.
+func LoadTaskConfigWith(path string, o TaskOptions) (*TaskConfig, error) {
+	cfg := &TaskConfig{File: path, RefRoots: o.RefRoots, checkWork: o.CheckWork}
 	l := newErrorList(path)
 	root, err := readYAML(path, l)
 	if err != nil {
 		return nil, err
 	}
 	d := &decoder{errs: l}
-	d.decode(unwrap(d, root, &cfg.Metadata), reflectValue(cfg), "")
+	body := unwrap(d, root, &cfg.Metadata)
+	stop, kubernetes := legacyTaskConfig(l, body)
+	if stop {
+		return nil, l.result()
+	}
+	d.decode(body, reflectValue(cfg), "")
+	for _, i := range kubernetes {
+		if i < len(cfg.Resources) {
+			cfg.Resources[i].refused = true
+		}
+	}
 	if cfg.isEmpty() {
 		l.add("", "has no params, resources or post: a task config must do something")
 	}

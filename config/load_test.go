@@ -66,13 +66,13 @@ func TestBrokenTaskConfigs(t *testing.T) {
 		}},
 		{"ref-outside.yaml", []string{
 			`ref-outside.yaml:6: resources[0].manifest.ref: ref "../../examples/onprem/bundles/cluster-setup.yaml" points outside the config file's folder`,
-			`ref-outside.yaml:10: resources[1].manifest.ref: ref "/etc/adapter/manifestwork.yaml" must be relative`,
+			`ref-outside.yaml:10: resources[1].manifest.ref: absolute ref "/etc/adapter/manifestwork.yaml" is outside the task config's folder and manifestwork.yaml is not in it`,
 		}},
 		{"destructive-recreate.yaml", []string{
 			`destructive-recreate.yaml:9: resources[0].lifecycle.recreate: the bundle contains a Namespace`,
 			`destructive-recreate.yaml:15: resources[1].lifecycle.recreate: the bundle contains a CustomResourceDefinition`,
 		}},
-		{"other-transport.yaml", []string{`other-transport.yaml:5: resources[0].transport.client: only the maestro transport is supported, not "kubernetes"`}},
+		{"other-transport.yaml", []string{`other-transport.yaml:5: resources[0] uses the Kubernetes transport: bundle-adapter delivers ManifestWork bundles through Maestro only`}},
 		{"duplicates.yaml", []string{
 			// params[1] redefines clusterId: allowed, as in hyperfleet-adapter
 			// (the later value wins; adapter.TestParamSourcesByDottedPath).

@@ -43,7 +43,7 @@ func checkTemplates(l *errorList, c *TaskConfig) {
 		}
 	})
 	for i := range c.Resources {
-		probeManifest(l, &c.Resources[i], indexPath("resources", i), data)
+		probeManifest(l, &c.Resources[i], indexPath("resources", i), data, c.checkWork)
 	}
 	// Every expression and template is compiled by now: the environment
 	// variables they read are known.

@@ -9,7 +9,7 @@ import (
 // checks what every event would: a Whole manifest must be one YAML
 // document, and the rendered root must be a mapping of kind ManifestWork
 // (a kind produced or hidden by a template included).
-func probeManifest(l *errorList, r *Resource, path string, data map[string]any) {
+func probeManifest(l *errorList, r *Resource, path string, data map[string]any, check WorkChecker) {
 	if r.Manifest == nil || r.Manifest.Compiled == nil {
 		return
 	}
@@ -23,11 +23,28 @@ func probeManifest(l *errorList, r *Resource, path string, data map[string]any) 
 		l.add(path+".manifest", "%s renders to %s, not a mapping", probeName(m, path), manifestDescribe(root))
 		return
 	}
+	probeDropped(l, check, r, path, tree)
 	if _, literal := tree["kind"].(string); literal && m.Whole == nil && !probeTemplated(m.Tree, "kind") {
 		return // a literal kind was checked by checkManifestKind
 	}
 	if kind, _ := tree["kind"].(string); kind != "ManifestWork" {
 		l.add(path+".manifest.kind", "%s: must be ManifestWork (the maestro transport delivers ManifestWork bundles), not %q once rendered", probeName(m, path), kind)
+	}
+}
+
+// probeDropped warns about each field of the sample-rendered ManifestWork
+// that its type does not have: Maestro drops it, and so does the adapter
+// (HyperFleet's examples carry spec.deleteOption.gracePeriodSeconds).
+func probeDropped(l *errorList, check WorkChecker, r *Resource, path string, tree map[string]any) {
+	if kind, _ := tree["kind"].(string); check == nil || (kind != "" && kind != "ManifestWork") {
+		return
+	}
+	in := ""
+	if ref := r.Manifest.Compiled.Ref; ref != "" {
+		in = ref + ": "
+	}
+	for _, f := range check(tree) {
+		l.warn(path+".manifest", "%sfield %s is not part of a ManifestWork: Maestro drops it, and so does this adapter", in, f)
 	}
 }
 

@@ -18,6 +18,10 @@ type TaskConfig struct {
 	Metadata TaskMetadata `yaml:"-"`
 	// File is the path the config was loaded from; refs resolve beside it.
 	File string `yaml:"-"`
+	// RefRoots map absolute manifest refs onto local folders (see refs).
+	RefRoots []RefRoot `yaml:"-"`
+
+	checkWork WorkChecker // see TaskOptions
 	// CEL is the environment every expression of this config was compiled in.
 	CEL *CELEnv `yaml:"-"`
 	// Warnings are the load warnings of the file (HyperFleet keys that mean
@@ -199,8 +203,15 @@ type Resource struct {
 	// holding a Namespace or CustomResourceDefinition: recreating such a
 	// bundle deletes everything inside it.
 	AllowDestructiveRecreate bool `yaml:"allow_destructive_recreate"`
+	// RecreateOnChange is HyperFleet's older resource-level flag: true is a
+	// recreate rule that always holds (lifecycle.recreate.when: "true"), so a
+	// bundle whose fingerprint differs is deleted and created again instead
+	// of updated. It needs discovery, as lifecycle.recreate does, and
+	// cannot be combined with lifecycle.recreate.
+	RecreateOnChange bool `yaml:"recreate_on_change"`
 
 	workName *Template // compiled at load; see WorkName
+	refused  bool      // Kubernetes transport: reported once, not compiled
 }
 
 // Transport says how the bundle is delivered; only "maestro" is supported.
@@ -240,8 +251,11 @@ func (m *ManifestSpec) decodeNode(d *decoder, n *yaml.Node, path string) {
 }
 
 // Discovery finds the bundle in Maestro; by_name is what the reconciler uses.
+// Namespace matters only in nested discoveries: a template, rendered per
+// event, that the manifest's metadata.namespace must equal; empty or "*"
+// (HyperFleet's "all namespaces") matches any namespace.
 type Discovery struct {
-	Namespace   string     `yaml:"namespace"`
+	Namespace   Text       `yaml:"namespace"`
 	ByName      Text       `yaml:"by_name"`
 	BySelectors *Selectors `yaml:"by_selectors"`
 }
@@ -258,11 +272,21 @@ type NestedDiscovery struct {
 	Discovery Discovery `yaml:"discovery"`
 }
 
-// Lifecycle holds the delete and recreate rules. Delete always wins: when
-// its rule is true the recreate rule is not even evaluated.
+// Lifecycle holds the create, delete and recreate rules. Delete always
+// wins: when its rule is true the other rules are not even evaluated.
 type Lifecycle struct {
+	Create   *CreateRule    `yaml:"create"`
 	Delete   *LifecycleRule `yaml:"delete"`
 	Recreate *LifecycleRule `yaml:"recreate"`
+}
+
+// CreateRule gates the creation of an absent bundle (HyperFleet's
+// lifecycle.create): while the bundle is absent and When is false it is not
+// created (operation skip, reason Skipped); once it exists the rule is no
+// longer evaluated and the bundle is updated as any other. It needs
+// discovery on the resource and a when.
+type CreateRule struct {
+	When *When `yaml:"when"`
 }
 
 // LifecycleRule fires when When holds. DeletionDeadline (default 10m) is how

@@ -24,7 +24,7 @@ func newMaestro(ctx context.Context, c config.MaestroConfig, log *slog.Logger) (
 func maestroOptions(c config.MaestroConfig, log *slog.Logger) maestroclient.Options {
 	tlsFiles := c.Auth.TLSConfig
 	grpcTLS := maestroclient.TLSOptions{
-		Insecure: c.Insecure && c.Auth.Type == "",
+		Insecure: c.Insecure && c.Auth.Type != "tls", // "" or HyperFleet's "none"
 		CAFile:   tlsFiles.CAFile, CertFile: tlsFiles.CertFile, KeyFile: tlsFiles.KeyFile,
 		ServerName: tlsFiles.ServerName,
 	}

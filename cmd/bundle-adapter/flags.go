@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/bundle-adapter/bundle-adapter/adapter"
 	"github.com/bundle-adapter/bundle-adapter/config"
 )
 
@@ -13,6 +15,7 @@ import (
 // dry-run. Each defaults to its environment variable.
 type configFlags struct {
 	adapter, task, broker string
+	refRoots              []string
 }
 
 func (f *configFlags) register(cmd *cobra.Command, withBroker bool) {
@@ -21,6 +24,10 @@ func (f *configFlags) register(cmd *cobra.Command, withBroker bool) {
 		"adapter config file (env ADAPTER_CONFIG_PATH or HYPERFLEET_ADAPTER_CONFIG)")
 	fs.StringVarP(&f.task, "task-config", "t", firstEnv("ADAPTER_TASK_CONFIG_PATH", "HYPERFLEET_TASK_CONFIG"),
 		"task config file (env ADAPTER_TASK_CONFIG_PATH or HYPERFLEET_TASK_CONFIG)")
+	fs.StringArrayVar(&f.refRoots, "ref-root", splitList(os.Getenv("ADAPTER_REF_ROOT")),
+		"FROM=TO: read absolute manifest refs under FROM (the folder the chart mounts, /etc/adapter) from the local TO; "+
+			"repeatable (env ADAPTER_REF_ROOT, comma-separated). Without it an absolute ref outside the task config's folder "+
+			"is read from that folder by its base name")
 	if withBroker {
 		fs.StringVar(&f.broker, "broker-config", os.Getenv("BROKER_CONFIG_FILE"), "broker config file (env BROKER_CONFIG_FILE)")
 	}
@@ -38,8 +45,27 @@ func firstEnv(names ...string) string {
 	return ""
 }
 
-func (f *configFlags) files() config.Files {
-	return config.Files{Adapter: f.adapter, Task: f.task, Broker: f.broker}
+func (f *configFlags) files() (config.Files, error) {
+	files := config.Files{Adapter: f.adapter, Task: f.task, Broker: f.broker, CheckWork: adapter.CheckWork}
+	for _, s := range f.refRoots {
+		root, err := config.ParseRefRoot(s)
+		if err != nil {
+			return files, fmt.Errorf("--ref-root: %w", err)
+		}
+		files.RefRoots = append(files.RefRoots, root)
+	}
+	return files, nil
+}
+
+// splitList splits a comma-separated environment value; empty is nil.
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // load loads the files; a missing flag or an invalid file is exit code 2.
@@ -47,7 +73,11 @@ func (f *configFlags) load(cmd *cobra.Command) (*config.Config, error) {
 	if f.adapter == "" || f.task == "" {
 		return nil, &exitError{code: exitInvalidConfig, err: errMissingFiles}
 	}
-	cfg, err := config.Load(f.files(), cmd.Flags())
+	files, err := f.files()
+	if err != nil {
+		return nil, &exitError{code: exitInvalidConfig, err: err}
+	}
+	cfg, err := config.Load(files, cmd.Flags())
 	if err != nil {
 		return nil, &exitError{code: exitInvalidConfig, err: err}
 	}
