@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
 	"github.com/bundle-adapter/bundle-adapter/broker"
@@ -211,9 +212,15 @@ func loadDiscovery(r io.Reader, opts memmaestro.Options) (*memmaestro.Store, err
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	works := make([]json.RawMessage, len(names))
+	works := make([]*workv1.ManifestWork, len(names))
 	for i, n := range names {
-		works[i] = byName[n]
+		// Fields a ManifestWork does not have (the anchor's examples carry
+		// spec.deleteOption.gracePeriodSeconds) are dropped, as Maestro drops
+		// them; the state format itself stays strict.
+		works[i] = &workv1.ManifestWork{}
+		if err := json.Unmarshal(byName[n], works[i]); err != nil {
+			return nil, fmt.Errorf("%q: not a ManifestWork: %w", n, err)
+		}
 	}
 	state, err := json.Marshal(map[string]any{"works": works})
 	if err != nil {

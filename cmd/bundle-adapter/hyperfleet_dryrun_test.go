@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
 )
 
 // HyperFleet adapter's dry-run command line works as it is: serve with
@@ -89,5 +93,23 @@ func writeDiscovery(t *testing.T, statePath, out string) {
 	b, _ := json.Marshal(byName)
 	if err := os.WriteFile(out, b, 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A discovery file's works may carry fields a ManifestWork does not have
+// (HyperFleet's examples set spec.deleteOption.gracePeriodSeconds): they are
+// dropped, as Maestro drops them, and the work loads.
+func TestDiscoveryDropsFieldsMaestroDrops(t *testing.T) {
+	const file = `{"k1-mw": {"apiVersion": "work.open-cluster-management.io/v1", "kind": "ManifestWork",
+	  "metadata": {"name": "k1-mw", "namespace": "cluster1"},
+	  "spec": {"workload": {"manifests": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "default"}}]},
+	           "deleteOption": {"propagationPolicy": "Foreground", "gracePeriodSeconds": 30}}}}`
+	store, err := loadDiscovery(strings.NewReader(file), memmaestro.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := store.Get(context.Background(), "cluster1", "k1-mw")
+	if err != nil || w.Spec.DeleteOption == nil || w.Spec.DeleteOption.PropagationPolicy != "Foreground" {
+		t.Fatalf("discovered work %+v, %v", w, err)
 	}
 }
