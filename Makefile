@@ -26,10 +26,7 @@ FUZZMINIMIZETIME ?= 3s
 FUZZ_TARGETS     := ./adapter:FuzzDecodeStructured ./broker:FuzzDecode ./config:FuzzLoadTaskConfig ./config:FuzzLoadAdapterConfig ./config:FuzzParseYAML ./config:FuzzTemplate ./bundles:FuzzFingerprint ./config:FuzzURLTemplateValue ./config:FuzzJSONTemplateValue
 .PHONY: fuzz
 fuzz: ## run every fuzz target for FUZZTIME each (seed corpora in testdata/fuzz; a failure is saved there)
-	@set -e; for t in $(FUZZ_TARGETS); do \
-		echo "fuzz: $${t##*:} ($${t%%:*}) for $(FUZZTIME)"; \
-		$(GO) test -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) "$${t%%:*}"; \
-	done
+	hack/fuzz.sh $(FUZZTIME) $(FUZZMINIMIZETIME) $(FUZZ_TARGETS)
 
 bench: ## Go benchmarks, then the load harness on the real stack (bench/README.md; BENCH_ARGS="--clusters 10000")
 	$(GO) test -run '^$$' -bench . -benchmem ./bundles/... ./adapter/...
