@@ -20,19 +20,30 @@ type shapeStep struct {
 //   - maestro: its Maestro chart example (params by dotted path, an absolute
 //     ref into the chart's /etc/adapter, nested discoveries, a delete rule,
 //     its responses file format);
+//   - two-resources: its two-bundle example (two absolute refs, camelCase
+//     propagationPolicy, a dropped deleteOption field, ordered deletion);
 //   - features: lifecycle.create, recreate_on_change and a templated
 //     discovery.namespace together.
 func TestHyperFleetShapesValidateAndChain(t *testing.T) {
 	shapes := []struct {
 		name, adapterConfig string
+		warns               []string // what validate must warn about
 		steps               []shapeStep
 	}{
-		{"maestro", "adapter-config.yaml", []shapeStep{
+		{"maestro", "adapter-config.yaml", []string{"clients.maestro.client_id: has no effect"}, []shapeStep{
 			{"event.json", "api-responses.json", "shapeWork:create/done"},
 			{"event.json", "api-responses.json", "shapeWork:unchanged/done"},
 			{"event.json", "api-responses-delete.json", "shapeWork:delete/pending"},
 		}},
-		{"features", "../../../" + ex + "onprem/adapter-config.yaml", []shapeStep{
+		{"two-resources", "adapter-config.yaml", []string{
+			"field spec.deleteOption.gracePeriodSeconds is not part of a ManifestWork",
+			"resources[1].lifecycle.delete.propagation_policy: has no effect on a Maestro bundle",
+		}, []shapeStep{
+			{"event.json", "api-responses.json", "settingsWork:create/done namespaceWork:create/done"},
+			{"event.json", "api-responses.json", "settingsWork:unchanged/done namespaceWork:unchanged/done"},
+			{"event.json", "api-responses-delete.json", "settingsWork:delete/pending namespaceWork:unchanged/done"},
+		}},
+		{"features", "../../../" + ex + "onprem/adapter-config.yaml", nil, []shapeStep{
 			{"event.json", "", "mw:create/done gated:skip/done job:create/done"},
 			{"event.json", "", "mw:unchanged/done gated:skip/done job:unchanged/done"},
 			{"event-delete.json", "", "mw:delete/pending gated:skip/done job:recreate/pending"},
@@ -42,8 +53,14 @@ func TestHyperFleetShapesValidateAndChain(t *testing.T) {
 		t.Run(sh.name, func(t *testing.T) {
 			dir := filepath.Join("testdata", "hyperfleet-shapes", sh.name)
 			files := []string{"-c", filepath.Join(dir, sh.adapterConfig), "-t", filepath.Join(dir, "task-config.yaml")}
-			if code, out, errOut := runCLI(t, append([]string{"validate"}, files...)...); code != 0 || !strings.HasPrefix(out, "valid: ") {
+			code, out, errOut := runCLI(t, append([]string{"validate"}, files...)...)
+			if code != 0 || !strings.HasPrefix(out, "valid: ") {
 				t.Fatalf("validate: exit %d\n%s%s", code, out, errOut)
+			}
+			for _, w := range sh.warns {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("validate does not warn %q:\n%s", w, errOut)
+				}
 			}
 			state := t.TempDir()
 			for i, st := range sh.steps {
