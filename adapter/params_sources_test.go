@@ -44,8 +44,7 @@ func TestParamFileSource(t *testing.T) {
 	if err := os.WriteFile(token, []byte("  s3cret\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	task := filepath.Join(dir, "task.yaml")
-	if err := os.WriteFile(task, []byte(`params:
+	task := writeTask(t, `params:
   - {name: clusterId, source: event.id, required: true}
   - {name: token, source: {file: {path: `+token+`}}, required: true}
   - {name: raw, source: {file: {path: `+token+`, trim: false}}}
@@ -56,9 +55,7 @@ post:
   post_actions:
     - name: report
       api_call: {method: PUT, url: "/clusters/{{ .clusterId }}/statuses", body: "{{ .status }}"}
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+`)
 	h := newHarness(t, "")
 	h.useTask(task)
 	if res := h.event(nil); res.Error != nil {
@@ -80,11 +77,7 @@ func TestParamSourceErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {
-			file := filepath.Join(t.TempDir(), "task.yaml")
-			doc := "params:\n  - {name: p, source: " + tt.src + "}\npreconditions:\n  - name: pre\n    api_call: {url: /x}\n    capture: [{name: capturedName, field: name}]\n"
-			if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			file := writeTask(t, "params:\n  - {name: p, source: "+tt.src+"}\npreconditions:\n  - name: pre\n    api_call: {url: /x}\n    capture: [{name: capturedName, field: name}]\n")
 			_, err := config.LoadTaskConfig(file)
 			if err == nil || !strings.Contains(err.Error(), "task.yaml:2: params[0].source") || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error = %v, want params[0].source at line 2: %s", err, tt.want)
@@ -95,20 +88,27 @@ func TestParamSourceErrors(t *testing.T) {
 
 func hasKey(m map[string]any, k string) bool { _, ok := m[k]; return ok }
 
+// writeTask writes a task config into a fresh folder and returns its path.
+func writeTask(t *testing.T, doc string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "task.yaml")
+	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
 // A required param whose expression cannot be evaluated still fails the
 // event (retried), unlike an optional one.
 func TestRequiredParamExpressionErrorFails(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "task.yaml")
-	if err := os.WriteFile(file, []byte(`params:
+	file := writeTask(t, `params:
   - {name: clusterId, source: event.id, required: true}
   - {name: phase, source: {expression: event.status.phase}, required: true, default: x}
 post:
   post_actions:
     - name: report
       api_call: {method: PUT, url: "/clusters/{{ .clusterId }}/statuses", body: "{}"}
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+`)
 	h := newHarness(t, "")
 	h.useTask(file)
 	res := h.event(nil)
@@ -125,8 +125,7 @@ func TestParamConfigSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(t.TempDir(), "task.yaml")
-	if err := os.WriteFile(file, []byte(`params:
+	file := writeTask(t, `params:
   - {name: clusterId, source: event.id, required: true}
   - {name: baseURL, source: config.clients.hyperfleet_api.base_url}
   - {name: sourceID, source: config.clients.maestro.source_id}
@@ -139,9 +138,7 @@ post:
   post_actions:
     - name: report
       api_call: {method: PUT, url: "/clusters/{{ .clusterId }}/statuses", body: "{{ .status }}"}
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+`)
 	h := newHarness(t, "")
 	h.useTask(file)
 	h.config = cfg.Values()
