@@ -14,21 +14,26 @@ var errResponseTooLarge = fmt.Errorf("response body too large")
 // limitBodies wraps a transport so that no response body is read past max
 // bytes: the read fails with errResponseTooLarge instead.
 func limitBodies(max int64) func(http.RoundTripper) http.RoundTripper {
-	return func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
-			resp, err := rt.RoundTrip(req)
-			if err != nil || resp.Body == nil {
-				return resp, err
-			}
-			resp.Body = &limitedBody{rc: resp.Body, left: max, max: max}
-			return resp, nil
-		})
-	}
+	return func(rt http.RoundTripper) http.RoundTripper { return &limitTransport{rt: rt, max: max} }
 }
 
-type roundTripperFunc func(*http.Request) (*http.Response, error)
+type limitTransport struct {
+	rt  http.RoundTripper
+	max int64
+}
 
-func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+func (l *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := l.rt.RoundTrip(req)
+	if err != nil || resp.Body == nil {
+		return resp, err
+	}
+	resp.Body = &limitedBody{rc: resp.Body, left: l.max, max: l.max}
+	return resp, nil
+}
+
+// WrappedRoundTripper lets client-go reach the transport underneath (to
+// cancel a request, to find its TLS settings).
+func (l *limitTransport) WrappedRoundTripper() http.RoundTripper { return l.rt }
 
 type limitedBody struct {
 	rc        io.ReadCloser
