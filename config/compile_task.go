@@ -37,9 +37,6 @@ func compileTask(l *errorList, c *TaskConfig) {
 	for i := range c.Resources {
 		p := indexPath("resources", i)
 		names.check(p, c.Resources[i].Name)
-		if c.Resources[i].refused {
-			continue
-		}
 		compileResource(l, env, refs{dir: c.Dir(), roots: c.RefRoots}, &c.Resources[i], p)
 	}
 	if c.Post != nil {
