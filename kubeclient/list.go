@@ -1,0 +1,48 @@
+package kubeclient
+
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+)
+
+// listPage is the number of objects asked for in one List request.
+const listPage = 100
+
+// List returns the objects of ref's kind in ref's namespace (every namespace
+// when it is empty) whose labels equal every label given; ref.Name is
+// ignored. It reads in pages of listPage objects and fails with
+// adapter.ErrInvalid, holding no more, once more than Options.MaxListItems
+// objects match: a selector that broad is a config error, not a result.
+func (c *Client) List(ctx context.Context, ref adapter.KubeRef, match map[string]string) ([]*unstructured.Unstructured, error) {
+	ref.Name = ""
+	res, _, err := c.resource(ref, true)
+	if err != nil {
+		return nil, classify("list", ref, err)
+	}
+	opts := metav1.ListOptions{
+		LabelSelector: labels.SelectorFromSet(match).String(),
+		Limit:         int64(min(listPage, c.maxList+1)),
+	}
+	var out []*unstructured.Unstructured
+	for {
+		page, err := res.List(ctx, opts)
+		if err != nil {
+			return nil, classify("list", ref, err)
+		}
+		for i := range page.Items {
+			if len(out) == c.maxList {
+				return nil, classify("list", ref, fmt.Errorf("%w: more than %d objects match labels %v", adapter.ErrInvalid, c.maxList, match))
+			}
+			out = append(out, &page.Items[i])
+		}
+		if opts.Continue = page.GetContinue(); opts.Continue == "" {
+			return out, nil
+		}
+	}
+}
