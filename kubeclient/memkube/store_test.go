@@ -59,7 +59,9 @@ func TestStoreModel(t *testing.T) {
 				t.Fatalf("created %v, err %v: want cluster-scoped and Active", ns, err)
 			}
 			mustDo(t, func() error { _, err := s.Create(ctx, object("v1", "ConfigMap", "a", "c", nil)); return err })
-			mustDo(t, func() error { return s.Delete(ctx, adapter.KubeRef{APIVersion: "v1", Kind: "Namespace", Name: "a"}, "Foreground") })
+			mustDo(t, func() error {
+				return s.Delete(ctx, adapter.KubeRef{APIVersion: "v1", Kind: "Namespace", Name: "a"}, "Foreground")
+			})
 			if _, err := s.Get(ctx, adapter.KubeRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: "a", Name: "c"}); !errors.Is(err, adapter.ErrNotFound) {
 				t.Errorf("object of a deleted namespace: %v, want ErrNotFound", err)
 			}
