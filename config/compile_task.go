@@ -148,7 +148,7 @@ func compileParam(l *errorList, env *CELEnv, p *Param, path string, earlier map[
 			l.add(path+".source.file.path", "must be an absolute path (the file is read on every event), not %q", s.File.Path)
 		}
 	default:
-		env.compile(l, s.Expression)
+		env.compileOptionalParam(l, s.Expression, p.Required)
 	}
 }
 

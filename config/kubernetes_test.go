@@ -127,3 +127,25 @@ func TestKubernetesAdapterConfig(t *testing.T) {
 	_, err = Load(Files{Adapter: kubeFile("adapter-config.yaml"), Task: filepath.Join("examples", "onprem", "task-config.yaml")}, nil)
 	assertErrors(t, err, []string{`adapter-config.yaml: clients.maestro: is required: resources[0] of examples/onprem/task-config.yaml uses the maestro transport`})
 }
+
+// HyperFleet checks only the syntax of a param's expression at load: an
+// optional param naming a variable that does not exist (its
+// dryrun-kubernetes config has one) loads with a warning and takes its
+// default at run time. A required param, or a syntax error, still fails.
+func TestUndeclaredReferenceInOptionalParam(t *testing.T) {
+	cfg, err := LoadTaskConfig(kubeFile("undeclared-optional.yaml"))
+	if err != nil {
+		t.Fatalf("must load:\n%v", err)
+	}
+	if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0].Error(), "undeclared-optional.yaml:7: params[1].source.expression: CEL: 1:1: undeclared reference to 'non_existent': the param can never be evaluated") {
+		t.Errorf("want one warning naming the param, got %v", cfg.Warnings)
+	}
+	if cfg.Params[1].Source.Expression.Program == nil {
+		t.Error("the expression has no program: every event would fail instead of defaulting")
+	}
+	_, err = LoadTaskConfig(kubeFile("undeclared-required.yaml"))
+	assertErrors(t, err, []string{
+		`undeclared-required.yaml:8: params[1].source.expression: CEL: 1:1: undeclared reference to 'non_existent'`,
+		`undeclared-required.yaml:11: params[2].source.expression: CEL:`,
+	})
+}
