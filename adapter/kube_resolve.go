@@ -58,6 +58,10 @@ func (r *eventRun) renderKube(b *bundle) error {
 		b.renderErr = &renderError{r.templateError(ctx, err)}
 		return b.renderErr
 	}
+	if _, err := jsonTree(tree); err != nil {
+		b.renderErr = &renderError{fmt.Errorf("rendered object: %w", err)}
+		return b.renderErr
+	}
 	obj := &unstructured.Unstructured{Object: tree}
 	if obj.GetAPIVersion() == "" || obj.GetKind() == "" || obj.GetName() == "" {
 		b.renderErr = &renderError{fmt.Errorf("rendered object needs apiVersion, kind and metadata.name, got %q, %q, %q", obj.GetAPIVersion(), obj.GetKind(), obj.GetName())}
