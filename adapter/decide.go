@@ -3,6 +3,8 @@ package adapter
 import (
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/bundle-adapter/bundle-adapter/bundles"
@@ -32,31 +34,48 @@ var reasons = map[Operation]map[State]string{
 	OpSkip:      {StateDone: ReasonSkipped},
 }
 
-// observation is the authoritative read of a bundle at the start of an event.
+// observation is the authoritative read of a bundle at the start of an
+// event: the ManifestWork Maestro returned, or, on the kubernetes
+// transport, the object the API server returned. Both are read through
+// their own metadata only (deletionTimestamp, the fingerprint annotation),
+// so decide is the same for both.
 type observation struct {
-	work *workv1.ManifestWork // nil when Maestro answered 404
+	work *workv1.ManifestWork       // nil when Maestro answered 404
+	obj  *unstructured.Unstructured // kubernetes transport; nil on 404
 }
 
-func (o observation) present() bool { return o.work != nil }
+// meta is the observed object's metadata, nil when absent.
+func (o observation) meta() metav1.Object {
+	switch {
+	case o.work != nil:
+		return o.work
+	case o.obj != nil:
+		return o.obj
+	}
+	return nil
+}
+
+func (o observation) present() bool { return o.meta() != nil }
 
 func (o observation) deleting() bool {
-	return o.work != nil && o.work.DeletionTimestamp != nil
+	m := o.meta()
+	return m != nil && m.GetDeletionTimestamp() != nil
 }
 
 func (o observation) fingerprint() string {
-	if o.work == nil {
-		return ""
+	if m := o.meta(); m != nil {
+		return m.GetAnnotations()[bundles.FingerprintAnnotation]
 	}
-	return o.work.Annotations[bundles.FingerprintAnnotation]
+	return ""
 }
 
 // pendingFor is how long the observed deletion has been pending, from the
-// bundle's own deletionTimestamp (no local state).
+// object's own deletionTimestamp (no local state).
 func (o observation) pendingFor(now time.Time) time.Duration {
 	if !o.deleting() {
 		return 0
 	}
-	d := now.Sub(o.work.DeletionTimestamp.Time)
+	d := now.Sub(o.meta().GetDeletionTimestamp().Time)
 	if d < 0 {
 		return 0
 	}

@@ -14,6 +14,9 @@ import (
 // resolve renders a bundle's consumer and name. A bundle that cannot be
 // addressed is failed (RenderFailed) and is not read.
 func (r *eventRun) resolve(res *config.Resource) *bundle {
+	if res.IsKubernetes() {
+		return r.resolveKube(res)
+	}
 	b := &bundle{res: res}
 	b.out = Outcome{Name: res.Name}
 	var err error
@@ -36,9 +39,10 @@ func (r *eventRun) resolve(res *config.Resource) *bundle {
 // becomes resources.<name> for CEL, with nested discoveries promoted. A
 // failed read fails the bundles it was for.
 func (r *eventRun) discover(ctx context.Context, bs []*bundle) {
+	r.discoverKube(ctx, bs)
 	var todo []*bundle
 	for _, b := range bs {
-		if b.out.State != StateFailed {
+		if b.out.State != StateFailed && b.kube == nil {
 			todo = append(todo, b)
 		}
 	}

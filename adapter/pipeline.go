@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -11,12 +10,17 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/config"
 )
 
-// Options configures a Pipeline. Task, Maestro and API are required.
+// Options configures a Pipeline. Task and API are required; Maestro when
+// a resource of the task uses the maestro transport, Kube when one uses
+// the kubernetes transport.
 type Options struct {
 	Task    *config.TaskConfig
 	Adapter config.AdapterInfo
 	Maestro Maestro
 	API     API
+	// Kube is the API server the kubernetes resources are applied to
+	// (transport.client: kubernetes); see kubeclient and kubeclient/memkube.
+	Kube Kube
 	// Clock defaults to time.Now.
 	Clock func() time.Time
 	// LookupEnv defaults to os.LookupEnv. Only variables the task config
@@ -63,6 +67,7 @@ type Pipeline struct {
 	task    *config.TaskConfig
 	info    config.AdapterInfo
 	maestro Maestro
+	kube    Kube
 	api     API
 	clock   func() time.Time
 	env     func(string) (string, bool)
@@ -75,10 +80,10 @@ type Pipeline struct {
 
 // New checks the options and returns a pipeline.
 func New(o Options) (*Pipeline, error) {
-	if o.Task == nil || o.Maestro == nil || o.API == nil {
-		return nil, errors.New("adapter: Options.Task, Maestro and API are required")
+	if err := checkTransports(o); err != nil {
+		return nil, err
 	}
-	p := &Pipeline{task: o.Task, info: o.Adapter, maestro: o.Maestro, api: o.API,
+	p := &Pipeline{task: o.Task, info: o.Adapter, maestro: o.Maestro, kube: o.Kube, api: o.API,
 		clock: o.Clock, env: o.LookupEnv, log: o.Logger, celTimeout: o.CELTimeout,
 		templateTimeout: o.TemplateTimeout, config: o.Config}
 	if p.clock == nil {

@@ -23,6 +23,7 @@ type bundle struct {
 	consumer string
 	workName string
 	obs      observation
+	kube     *kubeTarget // kubernetes transport; nil for a Maestro bundle
 
 	desired     *workv1.ManifestWork
 	fingerprint string
@@ -36,6 +37,10 @@ type bundle struct {
 // write. It never blocks on a deletion: a pending deletion is reported and the
 // next event continues where this one stopped.
 func (r *eventRun) reconcile(ctx context.Context, b *bundle) {
+	if b.kube != nil {
+		r.reconcileKube(ctx, b)
+		return
+	}
 	b.out = Outcome{Name: b.res.Name, Consumer: b.consumer, WorkName: b.workName}
 	d, err := decide(b.obs, func() (string, error) { return r.render(b) }, r.rules(ctx, b))
 	b.out.Operation = d.op

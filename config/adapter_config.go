@@ -41,8 +41,10 @@ type Clients struct {
 	HyperfleetAPI HyperfleetAPIConfig `yaml:"hyperfleet_api"`
 	Broker        BrokerSubscription  `yaml:"broker"`
 	Maestro       MaestroConfig       `yaml:"maestro"`
-	// Kubernetes is accepted so HyperFleet adapter configs load unchanged; the
-	// Kubernetes transport itself is not supported and is never used.
+	// Kubernetes is the API server the kubernetes transport applies its
+	// objects to (transport.client: kubernetes); nil: in-cluster config.
+	// With it set, clients.maestro may be left out when no resource uses
+	// the maestro transport.
 	Kubernetes *KubernetesClient `yaml:"kubernetes"`
 }
 
@@ -145,12 +147,22 @@ type TLSConfig struct {
 	HTTPServerName string `yaml:"http_server_name"`
 }
 
-// KubernetesClient is accepted for compatibility and otherwise ignored.
+// KubernetesClient configures the client of the kubernetes transport, with
+// HyperFleet adapter's keys: KubeConfigPath is a kubeconfig file (empty:
+// the pod's in-cluster service account), QPS and Burst the client-side
+// rate limit (0: client-go's defaults, 5 and 10). APIVersion is accepted
+// as HyperFleet writes it ("v1"); every manifest names its own apiVersion.
+// Context picks a kubeconfig context (empty: the current one), Timeout
+// bounds each request (0: the client's default) and FieldManager names the
+// server-side apply field manager (empty: the client's default).
 type KubernetesClient struct {
-	APIVersion     string  `yaml:"api_version"`
-	KubeConfigPath string  `yaml:"kube_config_path"`
-	QPS            float64 `yaml:"qps"`
-	Burst          int     `yaml:"burst"`
+	APIVersion     string   `yaml:"api_version"`
+	KubeConfigPath string   `yaml:"kube_config_path"`
+	Context        string   `yaml:"context"`
+	QPS            float64  `yaml:"qps"`
+	Burst          int      `yaml:"burst"`
+	Timeout        Duration `yaml:"timeout"`
+	FieldManager   string   `yaml:"field_manager"`
 }
 
 func defaultAdapterConfig() AdapterConfig {
@@ -197,9 +209,31 @@ func (c *AdapterConfig) validate(l *errorList) {
 			l.add(p, "must not contain CR, LF or NUL")
 		}
 	}
-	c.Clients.Maestro.validate(l, "clients.maestro")
+	if c.Clients.Kubernetes == nil || c.Clients.Maestro.Configured() {
+		c.Clients.Maestro.validate(l, "clients.maestro")
+	}
 	if c.Clients.Kubernetes != nil {
-		l.warn("clients.kubernetes", "is ignored: bundle-adapter delivers bundles through Maestro only; a task config with transport.client: kubernetes is refused")
+		c.Clients.Kubernetes.validate(l, "clients.kubernetes")
+	}
+}
+
+// Configured reports a Maestro client with any address or source id set.
+func (m *MaestroConfig) Configured() bool {
+	return m.GRPCServerAddress != "" || m.HTTPServerAddress != "" || m.SourceID != ""
+}
+
+func (k *KubernetesClient) validate(l *errorList, path string) {
+	if k.QPS < 0 {
+		l.add(path+".qps", "must not be negative (0 means the client's default)")
+	}
+	if k.Burst < 0 {
+		l.add(path+".burst", "must not be negative (0 means the client's default)")
+	}
+	if k.Timeout < 0 {
+		l.add(path+".timeout", "must not be negative (0 means the client's default)")
+	}
+	if k.APIVersion != "" && k.APIVersion != "v1" {
+		l.warn(path+".api_version", "has no effect: every manifest names its own apiVersion (HyperFleet writes v1 here)")
 	}
 }
 

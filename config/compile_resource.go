@@ -7,6 +7,10 @@ import (
 )
 
 func compileResource(l *errorList, env *CELEnv, refs refs, r *Resource, path string) {
+	if resolveTransport(r) == TransportKubernetes {
+		compileKubeResource(l, env, refs, r, path)
+		return
+	}
 	compileTransport(l, &r.Transport, path+".transport")
 	compileManifest(l, refs, r, path+".manifest")
 	if r.Discovery != nil {
@@ -58,7 +62,7 @@ func compileTransport(l *errorList, t *Transport, path string) {
 			return
 		}
 	default:
-		l.add(path+".client", "only the maestro transport is supported, not %q", t.Client)
+		l.add(path+".client", "must be maestro or kubernetes, not %q", t.Client)
 		return
 	}
 	if t.Maestro == nil || t.Maestro.TargetCluster.Src == "" {
@@ -108,6 +112,10 @@ func compileManifest(l *errorList, refs refs, r *Resource, path string) {
 	if err != nil {
 		l.add(path, "%v", err)
 		m.Compiled = nil
+		return
+	}
+	if r.IsKubernetes() {
+		checkKubeManifest(l, m.Compiled, path)
 		return
 	}
 	checkManifestKind(l, m.Compiled, path)
@@ -162,7 +170,7 @@ func compileLifecycle(l *errorList, env *CELEnv, r *Resource, path string) {
 		}
 	}
 	if lc.Delete != nil {
-		compileRule(l, env, lc.Delete, path+".delete")
+		compileRule(l, env, lc.Delete, path+".delete", r.IsKubernetes())
 	}
 	if lc.Recreate == nil {
 		return
@@ -171,11 +179,17 @@ func compileLifecycle(l *errorList, env *CELEnv, r *Resource, path string) {
 	if r.RecreateOnChange {
 		rp = parentPath(path) + ".recreate_on_change"
 	}
-	compileRule(l, env, lc.Recreate, rp)
+	compileRule(l, env, lc.Recreate, rp, r.IsKubernetes())
 	if r.Discovery == nil {
 		l.add(rp, "requires a discovery block on the resource: recreation compares the observed bundle with the desired one")
 	}
 	if r.Manifest == nil || r.Manifest.Compiled == nil || r.AllowDestructiveRecreate {
+		return
+	}
+	if r.IsKubernetes() {
+		if k := r.Manifest.Compiled.RootKind(); slices.Contains(destructiveKinds, k) {
+			l.add(rp, "the resource is a %s: recreating it deletes everything inside it; set allow_destructive_recreate: true on the resource if that is intended", k)
+		}
 		return
 	}
 	for _, k := range r.Manifest.Compiled.Kinds() {
@@ -186,19 +200,24 @@ func compileLifecycle(l *errorList, env *CELEnv, r *Resource, path string) {
 	}
 }
 
-func compileRule(l *errorList, env *CELEnv, rule *LifecycleRule, path string) {
+func compileRule(l *errorList, env *CELEnv, rule *LifecycleRule, path string, kube bool) {
 	compileWhen(l, env, rule.When, path+".when")
 	if rule.DeletionDeadline == 0 {
 		rule.DeletionDeadline = Duration(DefaultDeletionDeadline)
 	}
 	if rule.PropagationPolicy != "" {
 		oneOf(l, path+".propagation_policy", rule.PropagationPolicy, "Foreground", "Background", "Orphan")
+		if kube {
+			return
+		}
 		l.warn(path+".propagation_policy", "has no effect on a Maestro bundle (as in HyperFleet's adapter): the ManifestWork's spec.deleteOption.propagationPolicy governs how the agent cleans up")
 	}
 }
 
 // WorkName is the template naming the bundle in Maestro: discovery.by_name,
-// else the manifest's metadata.name. Nil when neither is set.
+// else the manifest's metadata.name. Nil when neither is set. On a
+// kubernetes resource it is the template of the manifest's metadata.name
+// (the object's name; discovery.by_name is what discovery reads).
 func (r *Resource) WorkName() *Template { return r.workName }
 
 func (r *Resource) findWorkName() *Template {

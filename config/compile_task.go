@@ -37,9 +37,6 @@ func compileTask(l *errorList, c *TaskConfig) {
 	for i := range c.Resources {
 		p := indexPath("resources", i)
 		names.check(p, c.Resources[i].Name)
-		if c.Resources[i].refused {
-			continue
-		}
 		compileResource(l, env, refs{dir: c.Dir(), roots: c.RefRoots}, &c.Resources[i], p)
 	}
 	if c.Post != nil {
@@ -151,7 +148,7 @@ func compileParam(l *errorList, env *CELEnv, p *Param, path string, earlier map[
 			l.add(path+".source.file.path", "must be an absolute path (the file is read on every event), not %q", s.File.Path)
 		}
 	default:
-		env.compile(l, s.Expression)
+		env.compileOptionalParam(l, s.Expression, p.Required)
 	}
 }
 

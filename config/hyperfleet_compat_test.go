@@ -31,10 +31,11 @@ func TestDiscoveryNamespaceOnBundleWarns(t *testing.T) {
 }
 
 // A single-file config from before HyperFleet adapter v0.1.0, passed as both
-// files, and a Kubernetes-transport task config each get one error saying
-// what to do, not a list of unrelated "unknown field" and "is required" lines.
+// files, gets one error saying what to do, not a list of unrelated "unknown
+// field" and "is required" lines. (A Kubernetes-transport task config
+// loads: TestKubernetesTransportShapesLoad.)
 func TestLegacyShapesGetOneError(t *testing.T) {
-	legacy, kube := compatFile("legacy-single-file.yaml"), compatFile("kubernetes-transport.yaml")
+	legacy := compatFile("legacy-single-file.yaml")
 	adapterOK := filepath.Join("examples", "onprem", "adapter-config.yaml")
 	taskOK := filepath.Join("examples", "onprem", "task-config.yaml")
 	tests := []struct {
@@ -50,8 +51,6 @@ func TestLegacyShapesGetOneError(t *testing.T) {
 			`legacy-single-file.yaml:8: this is a single-file adapter config from before HyperFleet adapter v0.1.0 (adapter, hyperfleetApi, kubernetes beside the task keys)`},
 		{"task config as the adapter config", Files{Adapter: compatFile("task-as-adapter-config.yaml"), Task: taskOK},
 			`task-as-adapter-config.yaml:7: this is a task config (params, post), not an adapter config: pass it with --task-config (-t)`},
-		{"kubernetes transport", Files{Adapter: adapterOK, Task: kube},
-			`kubernetes-transport.yaml:13: resources[0], resources[1] use the Kubernetes transport: bundle-adapter delivers ManifestWork bundles through Maestro only`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,22 +1,16 @@
 package config
 
 import (
-	"fmt"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 )
 
-// Shapes this adapter cannot run are refused with one error that says what
-// to do, instead of the many "unknown field" and "is required" lines their
-// keys would give one by one:
-//
-//   - a single-file config from before HyperFleet adapter v0.1.0: the
-//     adapter config also holds hyperfleetApi, kubernetes, params,
-//     preconditions, resources and post;
-//   - a task config whose resources use the Kubernetes transport
-//     (transport.client: kubernetes, or no transport around a plain
-//     Kubernetes manifest, the older default).
+// A shape this adapter cannot run is refused with one error that says what
+// to do, instead of the many "unknown field" and "is required" lines its
+// keys would give one by one: a single-file config from before HyperFleet
+// adapter v0.1.0, whose adapter config also holds hyperfleetApi,
+// kubernetes, params, preconditions, resources and post.
 
 const legacyPrefix = "this is a single-file adapter config from before HyperFleet adapter v0.1.0"
 
@@ -57,29 +51,15 @@ func legacyAdapterConfig(l *errorList, n *yaml.Node) bool {
 }
 
 // legacyTaskConfig reports a task config in the single-file shape (the
-// same file passed as adapter and task config: stop, nothing else is worth
-// checking) or resources using the Kubernetes transport: one error for all
-// of them, and their indices, which are then not compiled, so the rest of
-// the file (params, preconditions, Maestro resources, post) is still
-// checked.
-func legacyTaskConfig(l *errorList, n *yaml.Node) (stop bool, kubernetes []int) {
+// same file passed as adapter and task config): stop, nothing else is worth
+// checking.
+func legacyTaskConfig(l *errorList, n *yaml.Node) (stop bool) {
 	if keys := legacyKeys(n, append([]string{"adapter"}, legacyClientKeys...)); len(keys) > 0 {
 		l.addAt("", keys[0].line, legacyPrefix+" (%s beside the task keys): %s",
 			legacyNames(keys), legacyHelp)
-		return true, nil
+		return true
 	}
-	kube := kubernetesResources(n)
-	if len(kube) == 0 {
-		return false, nil
-	}
-	l.addAt("", kube[0].line, "%s use%s the Kubernetes transport: bundle-adapter delivers ManifestWork bundles through Maestro only. "+
-		"Wrap the manifests in a ManifestWork (its spec.workload.manifests) and set transport: {client: maestro, maestro: {target_cluster: ...}} "+
-		"on each resource, as HyperFleet adapter's Maestro examples do, or keep running HyperFleet's adapter for this task",
-		legacyNames(kube), map[bool]string{true: "s", false: ""}[len(kube) == 1])
-	for _, k := range kube {
-		kubernetes = append(kubernetes, k.index)
-	}
-	return false, kubernetes
+	return false
 }
 
 type legacyKey struct {
@@ -110,52 +90,4 @@ func legacyNames(keys []legacyKey) string {
 		names[i] = k.path
 	}
 	return strings.Join(names, ", ")
-}
-
-// kubernetesResources lists the resources that use the Kubernetes
-// transport: transport.client kubernetes, or no transport and a manifest
-// whose literal kind is not ManifestWork.
-func kubernetesResources(n *yaml.Node) []legacyKey {
-	n = resolve(n)
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	resources := mappingValue(n, "resources")
-	if resources == nil || resources.Kind != yaml.SequenceNode {
-		return nil
-	}
-	var out []legacyKey
-	for i, r := range resources.Content {
-		r = resolve(r)
-		if r == nil || r.Kind != yaml.MappingNode {
-			continue
-		}
-		path := fmt.Sprintf("resources[%d]", i)
-		transport := mappingValue(r, "transport")
-		if transport != nil {
-			if c := mappingValue(transport, "client"); c != nil && c.Kind == yaml.ScalarNode && c.Value == "kubernetes" {
-				out = append(out, legacyKey{path: path, line: c.Line, index: i})
-			}
-			continue
-		}
-		kind := mappingValue(mappingValue(r, "manifest"), "kind")
-		if kind != nil && kind.Kind == yaml.ScalarNode && kind.Value != "" && kind.Value != "ManifestWork" && !strings.Contains(kind.Value, "{{") {
-			out = append(out, legacyKey{path: path, line: r.Line, index: i})
-		}
-	}
-	return out
-}
-
-// mappingValue is the value of key in a mapping node, nil if absent.
-func mappingValue(n *yaml.Node, key string) *yaml.Node {
-	n = resolve(n)
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key || snakeCase(n.Content[i].Value) == key {
-			return resolve(n.Content[i+1])
-		}
-	}
-	return nil
 }

@@ -85,6 +85,7 @@ func Load(files Files, fs *pflag.FlagSet) (*Config, error) {
 	}
 	if len(all) == 0 {
 		all = cfg.checkAPIOrigins(files.Task)
+		all = append(all, cfg.checkTransports(files.Adapter)...)
 	}
 	if len(all) > 0 {
 		return nil, all
@@ -166,16 +167,10 @@ func LoadTaskConfigWith(path string, o TaskOptions) (*TaskConfig, error) {
 	}
 	d := &decoder{errs: l}
 	body := unwrap(d, root, &cfg.Metadata)
-	stop, kubernetes := legacyTaskConfig(l, body)
-	if stop {
+	if legacyTaskConfig(l, body) {
 		return nil, l.result()
 	}
 	d.decode(body, reflectValue(cfg), "")
-	for _, i := range kubernetes {
-		if i < len(cfg.Resources) {
-			cfg.Resources[i].refused = true
-		}
-	}
 	if cfg.isEmpty() {
 		l.add("", "has no params, resources or post: a task config must do something")
 	}

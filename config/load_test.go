@@ -72,7 +72,7 @@ func TestBrokenTaskConfigs(t *testing.T) {
 			`destructive-recreate.yaml:9: resources[0].lifecycle.recreate: the bundle contains a Namespace`,
 			`destructive-recreate.yaml:15: resources[1].lifecycle.recreate: the bundle contains a CustomResourceDefinition`,
 		}},
-		{"other-transport.yaml", []string{`other-transport.yaml:5: resources[0] uses the Kubernetes transport: bundle-adapter delivers ManifestWork bundles through Maestro only`}},
+		{"other-transport.yaml", []string{`other-transport.yaml:5: resources[0].transport.client: must be maestro or kubernetes, not "grpc"`}},
 		{"duplicates.yaml", []string{
 			// params[1] redefines clusterId: allowed, as in hyperfleet-adapter
 			// (the later value wins; adapter.TestParamSourcesByDottedPath).

@@ -23,6 +23,10 @@ func probeManifest(l *errorList, r *Resource, path string, data map[string]any, 
 		l.add(path+".manifest", "%s renders to %s, not a mapping", probeName(m, path), manifestDescribe(root))
 		return
 	}
+	if r.IsKubernetes() {
+		probeKubeObject(l, r, path, tree)
+		return
+	}
 	probeDropped(l, check, r, path, tree)
 	if _, literal := tree["kind"].(string); literal && m.Whole == nil && !probeTemplated(m.Tree, "kind") {
 		return // a literal kind was checked by checkManifestKind

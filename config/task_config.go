@@ -191,7 +191,10 @@ type When struct {
 	Compiled *Expr `yaml:"-"`
 }
 
-// Resource is one ManifestWork bundle delivered through Maestro.
+// Resource is one ManifestWork bundle delivered through Maestro
+// (transport.client: maestro), or one Kubernetes object applied straight to
+// a cluster's API server (transport.client: kubernetes, HyperFleet's default
+// when a resource has no transport). The decision is the same for both.
 type Resource struct {
 	Name              string            `yaml:"name"`
 	Transport         Transport         `yaml:"transport"`
@@ -200,8 +203,9 @@ type Resource struct {
 	NestedDiscoveries []NestedDiscovery `yaml:"nested_discoveries"`
 	Lifecycle         *Lifecycle        `yaml:"lifecycle"`
 	// AllowDestructiveRecreate must be true for a recreate rule on a bundle
-	// holding a Namespace or CustomResourceDefinition: recreating such a
-	// bundle deletes everything inside it.
+	// holding a Namespace or CustomResourceDefinition, or on a kubernetes
+	// resource of one of those kinds: recreating it deletes everything
+	// inside it.
 	AllowDestructiveRecreate bool `yaml:"allow_destructive_recreate"`
 	// RecreateOnChange is HyperFleet's older resource-level flag: true is a
 	// recreate rule that always holds (lifecycle.recreate.when: "true"), so a
@@ -211,10 +215,20 @@ type Resource struct {
 	RecreateOnChange bool `yaml:"recreate_on_change"`
 
 	workName *Template // compiled at load; see WorkName
-	refused  bool      // Kubernetes transport: reported once, not compiled
 }
 
-// Transport says how the bundle is delivered; only "maestro" is supported.
+// Transport clients.
+const (
+	TransportMaestro    = "maestro"
+	TransportKubernetes = "kubernetes"
+)
+
+// Transport says how the resource is delivered: Client is "maestro" (a
+// ManifestWork through Maestro; Maestro names the consumer) or
+// "kubernetes" (the manifest itself, applied to the API server of
+// clients.kubernetes). A resource without a transport is a kubernetes one,
+// as in HyperFleet's adapter, unless its manifest is a ManifestWork; the
+// load sets Client to what it resolved.
 type Transport struct {
 	Client  string            `yaml:"client"`
 	Maestro *MaestroTransport `yaml:"maestro"`
@@ -251,9 +265,15 @@ func (m *ManifestSpec) decodeNode(d *decoder, n *yaml.Node, path string) {
 }
 
 // Discovery finds the bundle in Maestro; by_name is what the reconciler uses.
-// Namespace matters only in nested discoveries: a template, rendered per
-// event, that the manifest's metadata.namespace must equal; empty or "*"
-// (HyperFleet's "all namespaces") matches any namespace.
+// On a maestro resource Namespace matters only in nested discoveries: a
+// template, rendered per event, that the manifest's metadata.namespace must
+// equal; empty or "*" (HyperFleet's "all namespaces") matches any namespace.
+//
+// On a kubernetes resource discovery finds the object on the cluster:
+// by_name (a Get of the manifest's apiVersion and kind in Namespace, or in
+// the manifest's metadata.namespace when Namespace is empty) or
+// by_selectors (a List in Namespace, all namespaces when empty or "*";
+// more than one match is an error naming the resource).
 type Discovery struct {
 	Namespace   Text       `yaml:"namespace"`
 	ByName      Text       `yaml:"by_name"`
@@ -291,6 +311,9 @@ type CreateRule struct {
 
 // LifecycleRule fires when When holds. DeletionDeadline (default 10m) is how
 // long a deletion may stay pending before the outcome says stalled.
+// PropagationPolicy (Background, the default, Foreground or Orphan) is the
+// delete's propagation on a kubernetes resource; a Maestro bundle ignores it
+// (its spec.deleteOption governs), with a load warning.
 type LifecycleRule struct {
 	When              *When    `yaml:"when"`
 	DeletionDeadline  Duration `yaml:"deletion_deadline"`

@@ -27,8 +27,12 @@ type dryRunFlags struct {
 	configFlags
 	event, apiResponses, state, stateOut, now, output string
 	// discovery is HyperFleet adapter's dry-run discovery file: the
-	// resources that exist, by name (read as the Maestro state's works).
+	// resources that exist, by name (ManifestWorks read as the Maestro
+	// state's works, other objects as the in-memory API server's).
 	discovery string
+	// kubeState and kubeStateOut chain the in-memory API server of the
+	// kubernetes resources as maestroState/stateOut chain Maestro's.
+	kubeState, kubeStateOut string
 }
 
 func newDryRunCmd() *cobra.Command {
@@ -51,6 +55,8 @@ Exit codes: 0 the event was processed (whatever its outcome), 2 invalid config,
 	fs.StringVar(&f.state, "maestro-state", "", `Maestro state: {"works": [...], "deleteBehavior": "pending|immediate", "consumers": [...]}`)
 	fs.StringVar(&f.stateOut, "maestro-state-out", "", "write the final Maestro state here (same format)")
 	fs.StringVar(&f.discovery, "discovery", "", `HyperFleet adapter's discovery file: {"<name>": ManifestWork, ...}, the bundles that exist (instead of --maestro-state)`)
+	fs.StringVar(&f.kubeState, "kube-state", "", `in-memory API server state of the kubernetes resources: {"objects": [...]}`)
+	fs.StringVar(&f.kubeStateOut, "kube-state-out", "", "write the final API server state here (same format)")
 	fs.StringVar(&f.now, "now", "", "fix the clock (RFC3339)")
 	fs.StringVar(&f.output, "output", "text", "json or text")
 	return cmd
@@ -76,7 +82,11 @@ func (f *dryRunFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	p, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info, Maestro: store, API: api,
+	kube, err := f.kubeFake(cfg, clock)
+	if err != nil {
+		return err
+	}
+	p, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info, Maestro: store, Kube: kube, API: api,
 		Clock: clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Config: cfg.Adapter.Values()})
 	if err != nil {
 		return err
@@ -85,7 +95,11 @@ func (f *dryRunFlags) run(cmd *cobra.Command) error {
 	if err := f.saveState(store); err != nil {
 		return err
 	}
+	if err := f.saveKubeState(kube); err != nil {
+		return err
+	}
 	report := newReport(res, store.Calls(), api.Calls())
+	report.addKubeCalls(kube.Calls())
 	if f.output == "json" {
 		return report.writeJSON(cmd.OutOrStdout())
 	}
@@ -147,6 +161,9 @@ func (f *dryRunFlags) fakes(cfg *config.Config, clock func() time.Time) (*memmae
 		r, err := readBounded("--discovery", f.discovery, maxDryRunFileBytes)
 		if err != nil {
 			return nil, nil, err
+		}
+		if r, err = maestroDiscovery(r, cfg.Task); err != nil {
+			return nil, nil, fmt.Errorf("--discovery %s: %w", f.discovery, err)
 		}
 		if store, err = loadDiscovery(r, opts); err != nil {
 			return nil, nil, fmt.Errorf("--discovery %s: %w", f.discovery, err)

@@ -19,7 +19,10 @@ type dryRunReport struct {
 	Error           *adapter.PhaseError `json:"error,omitempty"`
 	Bundles         []adapter.Outcome   `json:"bundles"`
 	MaestroCalls    []maestroCall       `json:"maestroCalls"`
-	APICalls        []apistub.Call      `json:"apiCalls"`
+	// KubeCalls are the in-memory API server's calls; only with
+	// kubernetes resources.
+	KubeCalls []kubeCall     `json:"kubeCalls,omitempty"`
+	APICalls  []apistub.Call `json:"apiCalls"`
 }
 
 type reportEvent struct {
@@ -76,6 +79,12 @@ func (r *dryRunReport) writeText(w io.Writer) error {
 	fmt.Fprintln(w, "maestro calls:")
 	for _, c := range r.MaestroCalls {
 		fmt.Fprintf(w, "  %-6s %s/%s\n", c.Verb, c.Consumer, c.Name)
+	}
+	if len(r.KubeCalls) > 0 {
+		fmt.Fprintln(w, "kubernetes calls:")
+		for _, c := range r.KubeCalls {
+			fmt.Fprintf(w, "  %-6s %s %s %s%s\n", c.Verb, c.APIVersion, c.Kind, objectPath(c.Namespace, c.Name), c.detail())
+		}
 	}
 	fmt.Fprintln(w, "api calls:")
 	for _, c := range r.APICalls {

@@ -1,0 +1,259 @@
+package adapter_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/bundles"
+	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi/apistub"
+	"github.com/bundle-adapter/bundle-adapter/kubeclient/memkube"
+)
+
+// kubeHarness runs the real pipeline against the in-memory API server.
+type kubeHarness struct {
+	t    *testing.T
+	kube *memkube.Store
+	api  *apistub.Stub
+	now  time.Time
+	task *config.TaskConfig
+}
+
+func newKubeHarness(t *testing.T) *kubeHarness {
+	t.Helper()
+	h := &kubeHarness{t: t, now: t0, api: apistub.New("v1", nil)}
+	h.kube = memkube.New(memkube.Options{Clock: func() time.Time { return h.now }})
+	task, err := config.LoadTaskConfig("testdata/kube/task.yaml")
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	h.task = task
+	return h
+}
+
+func (h *kubeHarness) event(fields map[string]any) *adapter.Result {
+	h.t.Helper()
+	data := map[string]any{"id": "x", "kind": "Cluster", "generation": int64(1)}
+	for k, v := range fields {
+		data[k] = v
+	}
+	p, err := adapter.New(adapter.Options{
+		Task: h.task, Adapter: config.AdapterInfo{Name: "test-adapter", Version: "0"},
+		Kube: h.kube, API: h.api, Clock: func() time.Time { return h.now },
+		LookupEnv: func(string) (string, bool) { return "", false },
+	})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.kube.ResetCalls()
+	return p.Run(context.Background(), adapter.Event{ID: "ev-1", Type: "com.redhat.hyperfleet.cluster.reconcile", Source: "test", Data: data})
+}
+
+// calls lists the API server calls of the last event.
+func (h *kubeHarness) calls() []string {
+	var out []string
+	for _, c := range h.kube.Calls() {
+		s := c.Verb + " " + c.Ref.Kind
+		if c.Propagation != "" {
+			s += " " + c.Propagation
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (h *kubeHarness) status() map[string]any {
+	h.t.Helper()
+	calls := h.api.Calls()
+	if len(calls) == 0 {
+		h.t.Fatal("no status PUT")
+	}
+	return calls[len(calls)-1].Body.(map[string]any)
+}
+
+var (
+	nsRef  = adapter.KubeRef{APIVersion: "v1", Kind: "Namespace", Name: "ns-x"}
+	cfgRef = adapter.KubeRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: "ns-x", Name: "settings"}
+)
+
+// One decision, two transports: the kubernetes resources of a task go
+// through the decision table event after event, one read each (Get by
+// name, List by labels) and at most one write, and CEL sees the live
+// objects with their status.
+func TestKubeLifecycle(t *testing.T) {
+	h := newKubeHarness(t)
+	steps := []struct {
+		name      string
+		fields    map[string]any
+		ops       string
+		calls     []string
+		phase     string
+		rev       string
+		gen       int64
+		nsPresent bool
+	}{
+		{"absent: create both", nil, "create/done create/done",
+			[]string{"get Namespace", "list ConfigMap", "create Namespace", "create ConfigMap"}, "Active", "1", 1, true},
+		{"same event: no write", nil, "unchanged/done unchanged/done",
+			[]string{"get Namespace", "list ConfigMap"}, "Active", "1", 1, true},
+		{"content changed: apply in place", map[string]any{"rev": "2"}, "unchanged/done update/done",
+			[]string{"get Namespace", "list ConfigMap", "apply ConfigMap"}, "Active", "2", 2, true},
+		{"deleting: the ConfigMap first (Foreground), the Namespace waits for it", map[string]any{"rev": "2", "deleting": true}, "unchanged/done delete/done",
+			[]string{"get Namespace", "list ConfigMap", "delete ConfigMap Foreground", "get ConfigMap"}, "Active", "", 0, true},
+		{"deleting: then the Namespace (Background)", map[string]any{"rev": "2", "deleting": true}, "delete/done delete/done",
+			[]string{"get Namespace", "list ConfigMap", "delete Namespace Background", "get Namespace"}, "", "", 0, false},
+		{"deleting, all gone: no write", map[string]any{"rev": "2", "deleting": true}, "delete/done delete/done",
+			[]string{"get Namespace", "list ConfigMap"}, "", "", 0, false},
+	}
+	for _, s := range steps {
+		res := h.event(s.fields)
+		st := h.status()
+		if st["ops"] != s.ops {
+			t.Errorf("%s: ops %v, want %s (bundles %+v)", s.name, st["ops"], s.ops, res.Bundles)
+		}
+		if strings.Join(h.calls(), ", ") != strings.Join(s.calls, ", ") {
+			t.Errorf("%s: calls\n got  %v\n want %v", s.name, h.calls(), s.calls)
+		}
+		if st["phase"] != s.phase || st["rev"] != s.rev || fmt.Sprint(st["generation"]) != fmt.Sprint(s.gen) {
+			t.Errorf("%s: CEL saw phase %v rev %v generation %v, want %s %s %d", s.name, st["phase"], st["rev"], st["generation"], s.phase, s.rev, s.gen)
+		}
+		if _, err := h.kube.Get(context.Background(), nsRef); (err == nil) != s.nsPresent {
+			t.Errorf("%s: namespace present = %v, want %v", s.name, err == nil, s.nsPresent)
+		}
+		if res.Disposition() != adapter.Ack {
+			t.Errorf("%s: disposition %v, want ack", s.name, res.Disposition())
+		}
+	}
+}
+
+// The fingerprint of the rendered object is stamped on the applied object
+// as an annotation and reported in the outcome.
+func TestKubeFingerprintAnnotation(t *testing.T) {
+	h := newKubeHarness(t)
+	res := h.event(nil)
+	obj, err := h.kube.Get(context.Background(), cfgRef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp := obj.GetAnnotations()[bundles.FingerprintAnnotation]
+	o := res.Bundles[1]
+	if fp == "" || fp != o.Fingerprint {
+		t.Errorf("annotation %q, outcome fingerprint %q: want the same, non-empty", fp, o.Fingerprint)
+	}
+	if o.WorkName != "ns-x/settings" {
+		t.Errorf("outcome names the object %q, want ns-x/settings", o.WorkName)
+	}
+}
+
+// A deletion held by a finalizer is pending, measured from the object's own
+// deletionTimestamp, stalled past the rule's deadline, never deleted twice,
+// and the object is created again only once the API server answers 404.
+func TestKubeRecreateHeldByFinalizer(t *testing.T) {
+	h := newKubeHarness(t)
+	old := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Namespace",
+		"metadata": map[string]any{"name": "ns-x", "finalizers": []any{"example.com/hold"},
+			"annotations": map[string]any{bundles.FingerprintAnnotation: "stale"}},
+	}}
+	if err := h.kube.Seed(old); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name    string
+		advance time.Duration
+		release bool
+		op      adapter.Operation
+		state   adapter.State
+		reason  string
+		pending int64
+		calls   []string
+	}{
+		{"recreate: delete (Orphan), read again, held", 0, false, adapter.OpRecreate, adapter.StatePending, adapter.ReasonRecreationPending, 0,
+			[]string{"get Namespace", "list ConfigMap", "delete Namespace Orphan", "get Namespace", "create ConfigMap"}},
+		{"still held: no second delete", 30 * time.Second, false, adapter.OpRecreate, adapter.StatePending, adapter.ReasonRecreationPending, 30,
+			[]string{"get Namespace", "list ConfigMap"}},
+		{"past the deadline: stalled", 45 * time.Second, false, adapter.OpRecreate, adapter.StateStalled, adapter.ReasonRecreationStalled, 75,
+			[]string{"get Namespace", "list ConfigMap"}},
+		{"released, 404: created again", 0, true, adapter.OpCreate, adapter.StateDone, adapter.ReasonCreated, 0,
+			[]string{"get Namespace", "list ConfigMap", "create Namespace", "create ConfigMap"}},
+	}
+	for _, s := range steps {
+		h.now = h.now.Add(s.advance)
+		if s.release {
+			if err := h.kube.RemoveFinalizers(context.Background(), nsRef); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res := h.event(map[string]any{"recreate": true})
+		o := res.Bundles[0]
+		wantOutcome(t, o, s.op, s.state, s.reason)
+		if o.PendingSeconds != s.pending {
+			t.Errorf("%s: pendingSeconds %d, want %d", s.name, o.PendingSeconds, s.pending)
+		}
+		if strings.Join(h.calls(), ", ") != strings.Join(s.calls, ", ") {
+			t.Errorf("%s: calls\n got  %v\n want %v", s.name, h.calls(), s.calls)
+		}
+	}
+	// The recreated Namespace carries the desired fingerprint: recreate is
+	// finished and the rule, still true, is not evaluated again.
+	res := h.event(map[string]any{"recreate": true})
+	wantOutcome(t, res.Bundles[0], adapter.OpUnchanged, adapter.StateDone, adapter.ReasonUnchanged)
+}
+
+// Failures name the resource and say whether a retry can help.
+func TestKubeFailures(t *testing.T) {
+	tests := []struct {
+		name        string
+		setup       func(h *kubeHarness)
+		bundle      int
+		reason      string
+		disposition adapter.Disposition
+		errHas      string
+	}{
+		{"API server unavailable", func(h *kubeHarness) {
+			h.kube.FailNext(memkube.VerbGet, 1, fmt.Errorf("%w: connection refused", adapter.ErrUnavailable))
+		}, 0, adapter.ReasonKubernetesUnavailable, adapter.Retry, "connection refused"},
+		{"selector matching two objects", func(h *kubeHarness) {
+			for _, name := range []string{"settings", "settings-copy"} {
+				cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+					"metadata": map[string]any{"name": name, "namespace": "ns-x", "labels": map[string]any{"app": "settings", "cluster": "x"}}}}
+				if err := h.kube.Seed(cm); err != nil {
+					h.t.Fatal(err)
+				}
+			}
+		}, 1, adapter.ReasonKubernetesError, adapter.Retry, "resource cfg: discovery.by_selectors map[app:settings cluster:x] matched 2 ConfigMap objects (ns-x/settings, ns-x/settings-copy)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newKubeHarness(t)
+			tt.setup(h)
+			res := h.event(nil)
+			o := res.Bundles[tt.bundle]
+			if o.State != adapter.StateFailed || o.Reason != tt.reason || !strings.Contains(o.Error, tt.errHas) {
+				t.Errorf("outcome %s/%s %s %q, want failed %s containing %q", o.Operation, o.State, o.Reason, o.Error, tt.reason, tt.errHas)
+			}
+			if res.Disposition() != tt.disposition {
+				t.Errorf("disposition %v, want %v", res.Disposition(), tt.disposition)
+			}
+		})
+	}
+}
+
+// A task of kubernetes resources only needs Options.Kube, not Maestro; one
+// without Kube is refused when the pipeline is built.
+func TestKubeOptionsRequired(t *testing.T) {
+	h := newKubeHarness(t)
+	_, err := adapter.New(adapter.Options{Task: h.task, API: h.api})
+	if err == nil || !strings.Contains(err.Error(), "Options.Kube is required") {
+		t.Errorf("New without Kube: %v", err)
+	}
+	if _, err := adapter.New(adapter.Options{Task: h.task, API: h.api, Kube: h.kube}); err != nil {
+		t.Errorf("New with Kube and without Maestro: %v", err)
+	}
+}

@@ -1,0 +1,52 @@
+package memkube
+
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+)
+
+// Create stores a copy of obj with a new uid, resourceVersion, generation 1
+// and creationTimestamp, and returns it. An object of that name, being
+// deleted or not, makes it ErrAlreadyExists and nothing is written.
+func (s *Store) Create(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	ref := refOf(obj)
+	err := s.begin(ctx, Call{Verb: VerbCreate, Ref: ref})
+	defer s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	k, err := s.resolve(ref, true)
+	if err != nil {
+		return nil, err
+	}
+	if old, ok := s.objects[k]; ok {
+		state := "exists"
+		if old.GetDeletionTimestamp() != nil {
+			state = "is being deleted"
+		}
+		return nil, fmt.Errorf("%w: memkube: create %s: 409, it %s", adapter.ErrAlreadyExists, describe(ref), state)
+	}
+	stored := obj.DeepCopy()
+	s.stamp(stored, k)
+	s.objects[k] = stored
+	return stored.DeepCopy(), nil
+}
+
+// stamp sets what the API server sets on create. Called with mu held.
+func (s *Store) stamp(obj *unstructured.Unstructured, k objKey) {
+	obj.SetNamespace(k.namespace)
+	obj.SetUID(typesUID(s.nextUID()))
+	obj.SetResourceVersion(s.nextVersion())
+	obj.SetGeneration(1)
+	obj.SetCreationTimestamp(metav1.NewTime(s.clock().Truncate(1e9)))
+	obj.SetDeletionTimestamp(nil)
+	if k.group == "" && k.kind == "Namespace" {
+		_ = unstructured.SetNestedStringSlice(obj.Object, []string{"kubernetes"}, "spec", "finalizers")
+		_ = unstructured.SetNestedField(obj.Object, "Active", "status", "phase")
+	}
+}

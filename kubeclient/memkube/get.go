@@ -1,0 +1,68 @@
+package memkube
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+)
+
+// Get returns a copy of the object, deletionTimestamp set while a deletion
+// is held by finalizers; ErrNotFound once it is gone.
+func (s *Store) Get(ctx context.Context, ref adapter.KubeRef) (*unstructured.Unstructured, error) {
+	err := s.begin(ctx, Call{Verb: VerbGet, Ref: ref})
+	defer s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	k, err := s.resolve(ref, true)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := s.objects[k]
+	if !ok {
+		return nil, notFound("get", ref)
+	}
+	return obj.DeepCopy(), nil
+}
+
+// List returns copies of the objects of ref's kind in ref.Namespace (every
+// namespace when empty) carrying every label given, sorted by namespace and
+// name; objects being deleted are listed too, as the API server does.
+func (s *Store) List(ctx context.Context, ref adapter.KubeRef, labels map[string]string) ([]*unstructured.Unstructured, error) {
+	err := s.begin(ctx, Call{Verb: VerbList, Ref: ref, Labels: labels})
+	defer s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	want, err := s.resolve(ref, false)
+	if err != nil {
+		return nil, err
+	}
+	var out []*unstructured.Unstructured
+	for k, obj := range s.objects {
+		if k.group != want.group || k.kind != want.kind || (want.namespace != "" && k.namespace != want.namespace) {
+			continue
+		}
+		if hasLabels(obj.GetLabels(), labels) {
+			out = append(out, obj.DeepCopy())
+		}
+	}
+	sortObjects(out)
+	return out, nil
+}
+
+func hasLabels(have, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := have[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+func notFound(verb string, ref adapter.KubeRef) error {
+	return fmt.Errorf("%w: memkube: %s %s: 404", adapter.ErrNotFound, verb, describe(ref))
+}
