@@ -24,7 +24,9 @@ const (
 // Maestro wraps m so that every call is a span ("maestro.Get",
 // "maestro.Create", "maestro.Update", "maestro.Delete",
 // "maestro.GetBundles"), a child of the span in the call's context, with
-// the consumer and the bundle's ManifestWork name as attributes. ErrNotFound
+// the consumer and the bundle's ManifestWork name as attributes
+// (GetBundles: the number of bundles, and their consumer when they share
+// one). ErrNotFound
 // is an answer, not a failure: the span says not_found and keeps an unset
 // status; any other error sets the span's status to Error. A nil tracer
 // returns m itself.
@@ -40,49 +42,61 @@ type tracedMaestro struct {
 	t    trace.Tracer
 }
 
-func (m *tracedMaestro) start(ctx context.Context, op, consumer, name string) (context.Context, trace.Span) {
-	return m.t.Start(ctx, "maestro."+op, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
-		AttrOperation.String(op), AttrConsumer.String(consumer), AttrWork.String(name)))
+func (m *tracedMaestro) start(ctx context.Context, op string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
+	return m.t.Start(ctx, "maestro."+op, trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(AttrOperation.String(op)), trace.WithAttributes(attrs...))
 }
 
 func (m *tracedMaestro) Get(ctx context.Context, consumer, name string) (*workv1.ManifestWork, error) {
-	ctx, span := m.start(ctx, "Get", consumer, name)
+	ctx, span := m.start(ctx, "Get", AttrConsumer.String(consumer), AttrWork.String(name))
 	w, err := m.next.Get(ctx, consumer, name)
 	end(span, err)
 	return w, err
 }
 
 func (m *tracedMaestro) Create(ctx context.Context, consumer string, work *workv1.ManifestWork) (*workv1.ManifestWork, error) {
-	ctx, span := m.start(ctx, "Create", consumer, work.Name)
+	ctx, span := m.start(ctx, "Create", AttrConsumer.String(consumer), AttrWork.String(work.Name))
 	w, err := m.next.Create(ctx, consumer, work)
 	end(span, err)
 	return w, err
 }
 
 func (m *tracedMaestro) Update(ctx context.Context, consumer string, observed, desired *workv1.ManifestWork) (*workv1.ManifestWork, error) {
-	ctx, span := m.start(ctx, "Update", consumer, desired.Name)
+	ctx, span := m.start(ctx, "Update", AttrConsumer.String(consumer), AttrWork.String(desired.Name))
 	w, err := m.next.Update(ctx, consumer, observed, desired)
 	end(span, err)
 	return w, err
 }
 
 func (m *tracedMaestro) Delete(ctx context.Context, consumer, name string) error {
-	ctx, span := m.start(ctx, "Delete", consumer, name)
+	ctx, span := m.start(ctx, "Delete", AttrConsumer.String(consumer), AttrWork.String(name))
 	err := m.next.Delete(ctx, consumer, name)
 	end(span, err)
 	return err
 }
 
 func (m *tracedMaestro) GetBundles(ctx context.Context, keys []adapter.BundleKey) ([]*workv1.ManifestWork, error) {
-	consumer, name := "", ""
-	if len(keys) > 0 {
-		consumer, name = keys[0].Consumer, keys[0].Name
+	attrs := []attribute.KeyValue{AttrBundles.Int(len(keys))}
+	if c, ok := oneConsumer(keys); ok {
+		attrs = append(attrs, AttrConsumer.String(c))
 	}
-	ctx, span := m.start(ctx, "GetBundles", consumer, name)
-	span.SetAttributes(AttrBundles.Int(len(keys)))
+	ctx, span := m.start(ctx, "GetBundles", attrs...)
 	ws, err := m.next.GetBundles(ctx, keys)
 	end(span, err)
 	return ws, err
+}
+
+// oneConsumer is the consumer of every key, when they share one.
+func oneConsumer(keys []adapter.BundleKey) (string, bool) {
+	if len(keys) == 0 {
+		return "", false
+	}
+	for _, k := range keys[1:] {
+		if k.Consumer != keys[0].Consumer {
+			return "", false
+		}
+	}
+	return keys[0].Consumer, true
 }
 
 // end records err on span (ErrNotFound as an attribute, not a failure) and
