@@ -18,6 +18,10 @@ type Event struct {
 	Source  string
 	Subject string
 	Data    map[string]any
+	// TraceParent and TraceState are the CloudEvents Distributed Tracing
+	// extension (W3C Trace Context), as Sentinel sets it; empty when the
+	// event carries none. The event's span continues that trace.
+	TraceParent, TraceState string
 }
 
 // InvalidEventError reports an event that can never be processed (bad JSON,
@@ -90,7 +94,14 @@ func FromCloudEvent(ce cloudevents.Event) (Event, error) {
 	if err != nil {
 		return Event{}, &InvalidEventError{EventID: ce.ID(), Reason: err.Error()}
 	}
-	return Event{ID: ce.ID(), Type: ce.Type(), Source: ce.Source(), Subject: ce.Subject(), Data: data}, nil
+	return Event{ID: ce.ID(), Type: ce.Type(), Source: ce.Source(), Subject: ce.Subject(), Data: data,
+		TraceParent: extension(ce, "traceparent"), TraceState: extension(ce, "tracestate")}, nil
+}
+
+// extension is a string extension attribute of ce, empty when absent.
+func extension(ce cloudevents.Event, name string) string {
+	s, _ := ce.Extensions()[name].(string)
+	return s
 }
 
 func decodeData(raw []byte) (map[string]any, error) {

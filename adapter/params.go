@@ -89,7 +89,9 @@ func (r *eventRun) paramValue(ctx context.Context, p *config.Param) (any, error)
 	var v any
 	switch {
 	case src.APICall != nil:
+		ctx, span := r.p.startSpan(ctx, SpanParam)
 		body, err := r.callAPI(ctx, src.APICall)
+		endParam(span, p.Name, err)
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/bundle-adapter/bundle-adapter/config"
 )
 
@@ -51,6 +53,11 @@ type Options struct {
 	// (RenderFailed, redelivered), naming the limit. Every execution is
 	// also bounded by config's template budget, timeout or not.
 	TemplateTimeout time.Duration
+	// Tracer, when set, traces every event: a span per phase (params, each
+	// param read from the API, preconditions, bundles, each bundle, post;
+	// see the Span* names), children of the span in Run's context. Nil
+	// (the default): no span is started and tracing costs nothing.
+	Tracer trace.Tracer
 }
 
 // DefaultCELTimeout is the CEL evaluation timeout when Options.CELTimeout
@@ -76,6 +83,7 @@ type Pipeline struct {
 
 	celTimeout      time.Duration
 	templateTimeout time.Duration
+	tracer          trace.Tracer
 }
 
 // New checks the options and returns a pipeline.
@@ -85,7 +93,7 @@ func New(o Options) (*Pipeline, error) {
 	}
 	p := &Pipeline{task: o.Task, info: o.Adapter, maestro: o.Maestro, kube: o.Kube, api: o.API,
 		clock: o.Clock, env: o.LookupEnv, log: o.Logger, celTimeout: o.CELTimeout,
-		templateTimeout: o.TemplateTimeout, config: o.Config}
+		templateTimeout: o.TemplateTimeout, config: o.Config, tracer: o.Tracer}
 	if p.clock == nil {
 		p.clock = time.Now
 	}
@@ -123,14 +131,15 @@ func New(o Options) (*Pipeline, error) {
 func (p *Pipeline) Run(ctx context.Context, ev Event) *Result {
 	r := newRun(p, ev)
 	r.ctx = ctx
-	ok := r.resolveParams(ctx) && r.checkPreconditions(ctx)
+	r.withTraceID(ctx)
+	ok := r.phase(ctx, SpanParams, r.resolveParams) && r.phase(ctx, SpanPreconditions, r.checkPreconditions)
 	if ok {
-		r.reconcileBundles(ctx)
+		r.phase(ctx, SpanBundles, func(ctx context.Context) bool { r.reconcileBundles(ctx); return true })
 	} else {
 		r.skipBundles()
 	}
 	if !r.gone {
-		r.runPost(ctx)
+		r.phase(ctx, SpanPost, func(ctx context.Context) bool { r.runPost(ctx); return true })
 	}
 	r.result.finish()
 	return r.result
@@ -147,9 +156,11 @@ func (r *eventRun) reconcileBundles(ctx context.Context) {
 	}
 	r.discover(ctx, bs)
 	for _, b := range bs {
+		bctx, span := r.p.startSpan(ctx, SpanBundle)
 		if b.out.State != StateFailed {
-			r.reconcile(ctx, b)
+			r.reconcile(bctx, b)
 		}
+		endBundle(span, &b.out)
 		r.result.Bundles = append(r.result.Bundles, b.out)
 		r.bundles[b.res.Name] = b.out.celValue()
 	}

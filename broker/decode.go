@@ -117,6 +117,11 @@ func decodeBinary(attrs ceAttrs, body []byte) (adapter.Event, error) {
 		}
 		ce.SetTime(t)
 	}
+	for _, ext := range []string{"traceparent", "tracestate"} {
+		if v, ok := attrs[ext]; ok {
+			ce.SetExtension(ext, v)
+		}
+	}
 	ce.DataEncoded = body
 	return adapter.FromCloudEvent(ce)
 }
@@ -141,6 +146,7 @@ var ceAttrPrefixes = []string{"cloudevents:", "cloudevents_", "ce-", "ce_"}
 var ceAttrNames = map[string]bool{
 	"id": true, "type": true, "source": true, "specversion": true,
 	"subject": true, "time": true, "datacontenttype": true,
+	"traceparent": true, "tracestate": true, // the Distributed Tracing extension
 }
 
 // ceAttributes extracts the CloudEvent attributes from message attributes.

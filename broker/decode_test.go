@@ -69,13 +69,15 @@ func TestDecode(t *testing.T) {
 		{fixture: "structured-valid", want: adapter.Event{
 			ID: "6c1f3d2a-1b7e-4d0c-9a55-2f0e8b9c7d10", Type: "com.redhat.hyperfleet.cluster.reconcile",
 			Source: "hyperfleet-sentinel", Subject: "clusters/c-123",
-			Data: map[string]any{"id": "c-123", "kind": "Cluster", "href": "/api/hyperfleet/v1/clusters/c-123", "generation": int64(7)},
+			Data:        map[string]any{"id": "c-123", "kind": "Cluster", "href": "/api/hyperfleet/v1/clusters/c-123", "generation": int64(7)},
+			TraceParent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
 		}},
 		{fixture: "binary-valid", want: adapter.Event{
 			ID: "b-1", Type: "com.redhat.hyperfleet.nodepool.reconcile",
 			Source: "hyperfleet-sentinel", Subject: "nodepools/np-9",
 			Data: map[string]any{"id": "np-9", "kind": "NodePool", "href": "/api/hyperfleet/v1/nodepools/np-9",
 				"generation": int64(3), "ratio": 0.5, "owner_references": map[string]any{"id": "c-123", "kind": "Cluster"}},
+			TraceParent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
 		}},
 		{fixture: "not-json", wantErr: []string{"not a structured-mode CloudEvent"}},
 		{fixture: "missing-id", wantErr: []string{"id: "}},

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/bundle-adapter/bundle-adapter/adapter"
 )
 
@@ -39,6 +41,10 @@ type DispatcherOptions struct {
 	Hooks Hooks
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+	// Tracer, when set, runs every event in a span (SpanEvent) that
+	// continues the event's traceparent; Process's context carries it. Nil
+	// (the default): no span.
+	Tracer trace.Tracer
 }
 
 // Defaults of DispatcherOptions.MaxQueuedMessages and MaxQueuedBytes: far

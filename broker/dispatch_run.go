@@ -120,11 +120,13 @@ func (d *Dispatcher) runBatch(ctx context.Context, batch []*item) {
 	if len(batch) > 1 {
 		log.Info("coalesced events for one resource", "count", len(batch), "key", resourceKey(newest.ev))
 	}
+	ctx, span := d.startEvent(ctx, newest, batch)
 	start := time.Now()
 	res := d.o.Process(ctx, newest.ev)
 	took := time.Since(start)
 	settleCtx := context.WithoutCancel(ctx)
 	outcome := d.settle(settleCtx, ctx.Err() != nil, newest, res)
+	endEvent(span, res, outcome)
 	if d.o.Hooks.Processed != nil {
 		d.o.Hooks.Processed(res, took, outcome)
 	}

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/bundle-adapter/bundle-adapter/adapter"
 	"github.com/bundle-adapter/bundle-adapter/config"
 )
@@ -54,6 +57,11 @@ type Options struct {
 	// connections to the API (net/http's default of 2 made a busy adapter
 	// open a new connection for a third of its calls).
 	HTTPClient *http.Client
+	// Tracer, when set, sends every attempt in a span ("HTTP GET", ...)
+	// and Propagator sets its trace context headers (traceparent) on the
+	// request; the URL and body are never changed. Nil: no span, no header.
+	Tracer     trace.Tracer
+	Propagator propagation.TextMapPropagator
 }
 
 // Client sends requests to the HyperFleet API. Safe for concurrent use.
@@ -146,7 +154,7 @@ func (c *Client) send(ctx context.Context, req adapter.APIRequest, target string
 				break
 			}
 		}
-		resp, err = c.once(ctx, req, target, withToken)
+		resp, err = c.tracedOnce(ctx, i, req, target, withToken)
 		if err == nil && !retryable(resp.Status) {
 			return resp, nil
 		}
@@ -200,6 +208,7 @@ func (c *Client) once(ctx context.Context, req adapter.APIRequest, target string
 	if err := c.setHeaders(hreq, req, withToken); err != nil {
 		return adapter.APIResponse{}, err
 	}
+	c.inject(ctx, hreq.Header)
 	hresp, err := c.o.HTTPClient.Do(hreq)
 	if err != nil {
 		return adapter.APIResponse{}, err

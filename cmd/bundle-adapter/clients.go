@@ -10,6 +10,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
+	"github.com/bundle-adapter/bundle-adapter/tracing"
 )
 
 // newMaestro opens a pool of Maestro clients (maestroclient.DefaultClients
@@ -66,14 +67,16 @@ func firstNonEmpty(ss ...string) string {
 	return ""
 }
 
-// newAPI maps the adapter config onto the HyperFleet API client.
-func newAPI(c config.HyperfleetAPIConfig) adapter.API {
+// newAPI maps the adapter config onto the HyperFleet API client, traced
+// by tp (nil or off: not traced).
+func newAPI(c config.HyperfleetAPIConfig, tp *tracing.Provider) adapter.API {
 	return hyperfleetapi.New(hyperfleetapi.Options{
 		BaseURL: c.BaseURL, Version: c.Version, Timeout: c.Timeout.D(),
 		RetryAttempts: c.RetryAttempts, RetryBackoff: c.RetryBackoff,
 		BaseDelay: c.BaseDelay.D(), MaxDelay: c.MaxDelay.D(), DefaultHeaders: c.DefaultHeaders,
 		TokenPath: c.Auth.TokenPath, TokenCacheTTL: c.Auth.TokenCacheTTL.D(),
 		AllowedOrigins: c.AllowedOrigins, UserAgent: userAgent(),
+		Tracer: tp.Tracer(), Propagator: tp.Propagator(),
 	})
 }
 

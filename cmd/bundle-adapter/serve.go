@@ -22,6 +22,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/health"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
 	"github.com/bundle-adapter/bundle-adapter/metrics"
+	"github.com/bundle-adapter/bundle-adapter/tracing"
 )
 
 type serveFlags struct {
@@ -88,6 +89,15 @@ type listeners struct{ health, metrics string }
 
 // serve runs until ctx is done, then shuts down gracefully.
 func serve(ctx context.Context, cfg *config.Config, listen listeners, log *slog.Logger) error {
+	tp, err := setupTracing(context.WithoutCancel(ctx), cfg, log)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := tp.Shutdown(context.Background()); err != nil {
+			log.Warn("tracing: spans not exported at shutdown", "error", err.Error())
+		}
+	}()
 	m := metrics.New()
 	m.HyperFleet(metrics.BuildInfo{Component: cfg.Adapter.Info.Name, Version: version, Commit: commit})
 	mc, err := newMaestro(context.WithoutCancel(ctx), cfg.Adapter.Clients.Maestro, log)
@@ -96,8 +106,8 @@ func serve(ctx context.Context, cfg *config.Config, listen listeners, log *slog.
 	}
 	defer mc.Close()
 	pipeline, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info,
-		Maestro: m.Maestro(mc), API: m.API(newAPI(cfg.Adapter.Clients.HyperfleetAPI)), Logger: log,
-		Config: cfg.Adapter.Values()})
+		Maestro: tracing.Maestro(m.Maestro(mc), tp.Tracer()), API: m.API(newAPI(cfg.Adapter.Clients.HyperfleetAPI, tp)), Logger: log,
+		Config: cfg.Adapter.Values(), Tracer: tp.Tracer()})
 	if err != nil {
 		return err
 	}
@@ -106,7 +116,7 @@ func serve(ctx context.Context, cfg *config.Config, listen listeners, log *slog.
 	d, err := broker.NewDispatcher(broker.DispatcherOptions{
 		Process: pipeline.Run, Decode: broker.Decode, Workers: sub.Parallelism,
 		MaxDeliveries: delivery.MaxDeliveries, MinBackoff: delivery.MinBackoff.D(), MaxBackoff: delivery.MaxBackoff.D(),
-		Hooks: m.Hooks(), Logger: log,
+		Hooks: m.Hooks(), Logger: log, Tracer: tp.Tracer(),
 	})
 	if err != nil {
 		return err

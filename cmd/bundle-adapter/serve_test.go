@@ -68,7 +68,7 @@ func TestHTTPRequestsCarryUserAgent(t *testing.T) {
 		got = append(got, r.Header.Get("User-Agent"))
 	}))
 	defer srv.Close()
-	api := newAPI(config.HyperfleetAPIConfig{BaseURL: srv.URL, Version: "v1", RetryAttempts: 1})
+	api := newAPI(config.HyperfleetAPIConfig{BaseURL: srv.URL, Version: "v1", RetryAttempts: 1}, nil)
 	if _, err := api.Do(context.Background(), adapter.APIRequest{Method: "GET", URL: "/clusters/c1"}); err != nil {
 		t.Fatal(err)
 	}

@@ -49,6 +49,7 @@ type API struct {
 	failPuts int
 	hold     chan struct{} // non-nil: status PUTs wait until it is closed
 	held     chan struct{} // signalled when a PUT starts waiting
+	requests []Request
 }
 
 // StartAPI serves a recording API until Close.
@@ -79,6 +80,7 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, sub, _ := strings.Cut(rest, "/")
+	a.record(r)
 	switch {
 	case r.Method == http.MethodGet && sub == "":
 		a.getCluster(w, id)

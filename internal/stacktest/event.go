@@ -16,6 +16,9 @@ type Event struct {
 	Time       time.Time // the time attribute; zero: none
 	ClusterID  string    // data.id (data.href is derived from it)
 	Generation int       // data.generation
+	// TraceParent is the Distributed Tracing extension Sentinel sets
+	// (W3C traceparent); empty: none.
+	TraceParent string
 }
 
 // JSON is the event as a structured-mode CloudEvent (JSON data).
@@ -24,6 +27,9 @@ func (e Event) JSON() []byte {
 		"specversion": "1.0", "id": e.ID, "type": ReconcileType,
 		"source": or(e.Source, "hyperfleet-sentinel"), "datacontenttype": "application/json",
 		"data": map[string]any{"id": e.ClusterID, "kind": "Cluster", "href": ClustersPath + e.ClusterID, "generation": e.Generation},
+	}
+	if e.TraceParent != "" {
+		ev["traceparent"] = e.TraceParent
 	}
 	if !e.Time.IsZero() {
 		ev["time"] = e.Time.UTC().Format(time.RFC3339Nano)
