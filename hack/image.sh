@@ -90,8 +90,12 @@ ensure_podman() {
 	command -v apt-get >/dev/null || die "${missing[*]} not installed and no apt-get to install them"
 	local sudo=()
 	((EUID == 0)) || sudo=(sudo -n)
-	step "apt-get install podman runc" \
-		env DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends podman runc >/dev/null
+	# As measured here: with recommends (conmon, network plugins, catatonit).
+	apt_install() {
+		env DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q podman runc >/dev/null 2>&1 ||
+			{ "${sudo[@]}" apt-get update -q >/dev/null && env DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q podman runc >/dev/null; }
+	}
+	step "apt-get install podman runc" apt_install
 }
 
 have_image() { pod image exists "$1"; }
