@@ -41,6 +41,7 @@
 #                            store's: "database configuration mismatch").
 #   IMAGE_INSTALL            [1] 0: never apt-get install podman and runc
 set -euo pipefail
+SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 cd "$(dirname "$0")/.."
 
 IMAGE_REPO=${IMAGE_REPO:-localhost/bundle-adapter}
@@ -229,7 +230,7 @@ cmd_check() {
 	command -v podman >/dev/null || { echo "podman is not installed (hack/image.sh installs it with apt-get)"; exit 1; }
 	command -v runc >/dev/null || { echo "runc is not installed (hack/image.sh installs it with apt-get)"; exit 1; }
 	local out
-	if ! out=$(IMAGE_INSTALL=0 "$0" bases 2>&1); then
+	if ! out=$(IMAGE_INSTALL=0 "${SELF}" bases 2>&1); then
 		echo "podman cannot make the base images here: ${out}"
 		exit 1
 	fi
