@@ -5,12 +5,15 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 COMMIT    ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
-.PHONY: all build test unit e2e bench run-local dry-run maestro-build maestro-up maestro-down fmt clean
+.PHONY: all build image test unit e2e bench run-local dry-run maestro-build maestro-up maestro-down fmt clean
 
 all: build
 
 build: ## build the adapter binary into bin/
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/bundle-adapter
+
+image: ## build the container image localhost/bundle-adapter:latest offline, on base images made on this machine (hack/image.sh)
+	VERSION=$(VERSION) COMMIT=$(COMMIT) hack/image.sh build
 
 test: ## gofmt check, go vet, go test -race ./... (starts a local Maestro for the integration tests)
 	hack/test.sh

@@ -23,6 +23,11 @@ type APIOptions struct {
 	// so it must not block for long. Without it, PUTs are decoded and
 	// recorded (Statuses), and a body that is not JSON answers 400.
 	OnStatus func(id string, body []byte, at time.Time)
+	// Token, when set, is the bearer token every request under
+	// ClustersPath must carry ("Authorization: Bearer <Token>"); one without
+	// it answers 401 and is neither served, counted nor recorded (see
+	// Unauthorized). The base URL stays open, as the real API's metadata.
+	Token string
 }
 
 // API is a recording HyperFleet API on a loopback port. It serves
@@ -31,15 +36,17 @@ type APIOptions struct {
 //	PUT <ClustersPath>{id}/statuses  recorded (or handed to OnStatus), 200 {}
 //	any other path outside ClustersPath: 200 (the adapter's readiness probe)
 //
+// (with APIOptions.Token, 401 under ClustersPath without the bearer token)
 // and 404 for anything else. On cue it fails status PUTs (FailPuts) or
 // holds them (HoldPuts). Its methods may be called from any goroutine.
 type API struct {
 	// URL is the API's base URL (http://127.0.0.1:<port>).
 	URL string
 
-	o     APIOptions
-	srv   *http.Server
-	conns atomic.Int64
+	o      APIOptions
+	srv    *http.Server
+	conns  atomic.Int64
+	unauth atomic.Int64
 
 	mu       sync.Mutex
 	clusters map[string]map[string]any
@@ -77,6 +84,11 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 	rest, ok := strings.CutPrefix(r.URL.Path, ClustersPath)
 	if !ok {
 		w.WriteHeader(http.StatusOK) // readiness probe of the base URL
+		return
+	}
+	if a.o.Token != "" && r.Header.Get("Authorization") != "Bearer "+a.o.Token {
+		a.unauth.Add(1)
+		writeJSON(w, http.StatusUnauthorized, `{"kind":"Error","reason":"unauthorized"}`)
 		return
 	}
 	id, sub, _ := strings.Cut(rest, "/")
@@ -232,3 +244,7 @@ func (a *API) Counts() (gets, puts int) {
 
 // Connections is how many TCP connections clients opened to the API.
 func (a *API) Connections() int64 { return a.conns.Load() }
+
+// Unauthorized is how many requests were refused for a missing or wrong
+// bearer token (APIOptions.Token).
+func (a *API) Unauthorized() int64 { return a.unauth.Load() }

@@ -179,3 +179,51 @@ func TestEventJSON(t *testing.T) {
 		t.Errorf("time %v without Time", ev["time"])
 	}
 }
+
+// With Token set, cluster requests without "Bearer <Token>" answer 401 and
+// are neither served nor recorded; the base URL (readiness) stays open.
+func TestAPIRequiresToken(t *testing.T) {
+	a := startAPI(t, APIOptions{Token: "s3cret"})
+	a.SetCluster("c1", map[string]any{"id": "c1"})
+	send := func(method, path, auth string) int {
+		req, err := http.NewRequest(method, a.URL+path, strings.NewReader(`{"n":1}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, auth := range []string{"", "Bearer wrong", "s3cret", "Basic s3cret"} {
+		if code := send(http.MethodGet, ClustersPath+"c1", auth); code != 401 {
+			t.Errorf("GET with Authorization %q: %d, want 401", auth, code)
+		}
+		if code := send(http.MethodPut, ClustersPath+"c1/statuses", auth); code != 401 {
+			t.Errorf("PUT with Authorization %q: %d, want 401", auth, code)
+		}
+	}
+	if n := a.StatusCount("c1"); n != 0 {
+		t.Errorf("%d statuses recorded from unauthorized PUTs", n)
+	}
+	if gets, puts := a.Counts(); gets != 0 || puts != 0 {
+		t.Errorf("unauthorized requests counted: %d gets, %d puts", gets, puts)
+	}
+	if code := send(http.MethodGet, "/api/hyperfleet", ""); code != 200 {
+		t.Errorf("GET of the base URL without a token: %d, want 200", code)
+	}
+	if code := send(http.MethodGet, ClustersPath+"c1", "Bearer s3cret"); code != 200 {
+		t.Errorf("GET with the token: %d, want 200", code)
+	}
+	if code := send(http.MethodPut, ClustersPath+"c1/statuses", "Bearer s3cret"); code != 200 || a.StatusCount("c1") != 1 {
+		t.Errorf("PUT with the token: %d, %d recorded", code, a.StatusCount("c1"))
+	}
+	if got := a.Unauthorized(); got != 8 {
+		t.Errorf("Unauthorized() = %d, want 8", got)
+	}
+}
