@@ -115,6 +115,10 @@ func TestFloors(t *testing.T) {
 				if f.Verdict != w {
 					t.Errorf("%s: %s (%v %s), want %s", f.Name, f.Verdict, f.Measured, f.Unit, w)
 				}
+				if !strings.HasPrefix(f.Limit, "<= ") && !strings.HasPrefix(f.Limit, ">= ") && f.Limit != "= 0" ||
+					strings.Contains(f.Limit, ".0") {
+					t.Errorf("%s: limit %q, want it as the README writes it (<= 50, >= 1000)", f.Name, f.Limit)
+				}
 				delete(want, f.Name)
 			}
 			for n := range want {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -159,11 +160,11 @@ func (r *results) checkFloors() {
 }
 
 func atLeast(name string, v, lim float64, unit, note string) floor {
-	return floor{Name: name, Measured: v, Unit: unit, Limit: ">= " + num(lim), Verdict: verdict(v >= lim), Note: note}
+	return floor{Name: name, Measured: v, Unit: unit, Limit: ">= " + strconv.FormatFloat(lim, 'f', -1, 64), Verdict: verdict(v >= lim), Note: note}
 }
 
 func atMost(name string, v, lim float64, unit, note string) floor {
-	return floor{Name: name, Measured: v, Unit: unit, Limit: "<= " + num(lim), Verdict: verdict(v <= lim), Note: note}
+	return floor{Name: name, Measured: v, Unit: unit, Limit: "<= " + strconv.FormatFloat(lim, 'f', -1, 64), Verdict: verdict(v <= lim), Note: note}
 }
 
 func (r *results) requestsFloor() floor {
@@ -245,7 +246,7 @@ func (r *results) markdown() string {
 		if f.Note != "" {
 			note = " (" + f.Note + ")"
 		}
-		fmt.Fprintf(&b, "| %s | %s %s | %s | %s%s |\n", f.Name, num(f.Measured), f.Unit, f.Limit, f.Verdict, note)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s%s |\n", f.Name, strings.TrimSpace(num(f.Measured)+" "+f.Unit), f.Limit, f.Verdict, note)
 	}
 	b.WriteString("\n| measure | value |\n|---|---|\n")
 	rows := []struct {
