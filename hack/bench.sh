@@ -44,6 +44,8 @@ HARNESS_ARGS=()
 while (($#)); do
 	case "$1" in
 	-h | --help | -help)
+		sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+		echo "Harness flags:"
 		go run ./bench/load --help
 		exit 0
 		;;
@@ -151,9 +153,9 @@ run_one() {
 		--maestro-pid-file "${MAESTRO_RUN_DIR}/maestro.pid" \
 		--maestro-db "${MAESTRO_DB_NAME}" \
 		--rabbitmq-url "${BENCH_RABBITMQ_URL:-amqp://guest:guest@127.0.0.1:5672/}" \
+		"${HARNESS_ARGS[@]}" \
 		--mode "${mode}" \
 		--out "${RUN_DIR}/runs/${mode}-${n}" \
-		"${HARNESS_ARGS[@]}" \
 		--clusters "${n}"
 	local rc=$?
 	hack/maestro.sh stop >/dev/null 2>&1 || true
