@@ -31,7 +31,7 @@ FUZZ_TARGETS     := ./adapter:FuzzDecodeStructured ./broker:FuzzDecode ./config:
 fuzz: ## run every fuzz target for FUZZTIME each (seed corpora in testdata/fuzz; a failure is saved there)
 	hack/fuzz.sh $(FUZZTIME) $(FUZZMINIMIZETIME) $(FUZZ_TARGETS)
 
-bench: ## Go benchmarks, then the load harness on the real stack (bench/README.md; BENCH_ARGS="--clusters 10000")
+bench: ## Go benchmarks, then the load harness at 1,000/10,000/50,000 clusters, stock and pooled Maestro (bench/README.md; BENCH_ARGS="--quick" or "--clusters 1000")
 	$(GO) test -run '^$$' -bench . -benchmem ./bundles/... ./adapter/...
 	hack/bench.sh $(BENCH_ARGS)
 

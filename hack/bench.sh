@@ -1,42 +1,77 @@
 #!/usr/bin/env bash
 # hack/bench.sh is the load harness of `make bench` (see bench/README.md).
 #
-# It builds the adapter binary and the harness (bench/load), starts a Maestro
+# It builds the adapter binary, the harness (bench/load) and the report
+# (bench/report), then for each size and each Maestro setup starts a Maestro
 # server of its own on a fresh PostgreSQL database and on ports of its own
 # (so a Maestro already serving on the default ports is left alone), runs the
-# harness against it, RabbitMQ and the adapter binary, then stops that Maestro
-# and drops its database. Everything listens on loopback only.
+# harness against it, RabbitMQ and the adapter binary, and stops that Maestro
+# and drops its database. The setups: stock (Maestro on PostgreSQL) and
+# pooled (Maestro behind a PgBouncer of its own, transaction pooling:
+# hack/pgbouncer.sh). Last, bench/report writes bench/results.json, .md and
+# .svg and exits 1 naming each missed floor. Everything listens on loopback.
 #
-# Usage: hack/bench.sh [harness flags]      e.g. hack/bench.sh --clusters 10000
-#        hack/bench.sh --help               the harness flags
+# Usage: hack/bench.sh [--clusters 1000,10000,50000] [--modes stock,pooled] [--quick] [harness flags]
+#        hack/bench.sh --quick                  200 clusters, short phases: for development
+#        hack/bench.sh --help                   the harness flags
 #
 # Environment (defaults in brackets):
-#   BENCH_RUN_DIR           [/tmp/bundle-adapter-bench] binaries, Maestro's run dir,
-#                           and the last run's configs and adapter log
+#   BENCH_RUN_DIR           [/tmp/bundle-adapter-bench] binaries, Maestro's and
+#                           PgBouncer's run dirs, each run's results, configs
+#                           and adapter log
 #   BENCH_MAESTRO_DB_NAME   [maestro_bundle_adapter_bench]
 #   BENCH_MAESTRO_HTTP_PORT [18100]  BENCH_MAESTRO_GRPC_PORT    [18190]
 #   BENCH_MAESTRO_BROKER_PORT [18191] BENCH_MAESTRO_HEALTH_PORT [18183]
 #   BENCH_MAESTRO_METRICS_PORT [18184]
+#   BENCH_PGBOUNCER_PORT    [18432]
+#   BENCH_PGBOUNCER_POOL_MODE [transaction] (session: see bench/README.md)
 #   BENCH_MAESTRO_LOG_LEVEL [1]      klog -v of the server
 #   BENCH_RABBITMQ_URL      [amqp://guest:guest@127.0.0.1:5672/]
 #   BENCH_ADAPTER_BIN       [built from this tree] an adapter binary to measure
 #                           instead (e.g. one built from another commit, for a
 #                           before/after comparison)
-#   BENCH_KEEP=1            keep Maestro running and its database after the run
+#   BENCH_OUT               [bench] folder of results.json, .md and .svg
+#   BENCH_KEEP=1            keep the last Maestro, its database and PgBouncer
+#                           running after the run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 say() { echo "bench.sh: $*" >&2; }
 
-for arg in "$@"; do
-	case "${arg}" in
+SIZES=1000,10000,50000
+MODES=stock,pooled
+HARNESS_ARGS=()
+while (($#)); do
+	case "$1" in
 	-h | --help | -help)
+		sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+		echo "Harness flags:"
 		go run ./bench/load --help
 		exit 0
 		;;
+	--clusters | --modes)
+		(($# >= 2)) || { say "$1 needs a value"; exit 2; }
+		if [[ "$1" == --clusters ]]; then SIZES=$2; else MODES=$2; fi
+		shift
+		;;
+	--clusters=*) SIZES=${1#*=} ;;
+	--modes=*) MODES=${1#*=} ;;
+	--quick)
+		SIZES=200
+		HARNESS_ARGS+=(--unchanged-for 10s --latency-for 10s --settle-for 30s)
+		;;
+	*) HARNESS_ARGS+=("$1") ;;
 	esac
+	shift
 done
-
+IFS=, read -r -a SIZE_LIST <<<"${SIZES}"
+IFS=, read -r -a MODE_LIST <<<"${MODES}"
+for n in "${SIZE_LIST[@]}"; do
+	[[ "${n}" =~ ^[1-9][0-9]*$ ]] || { say "--clusters takes a comma-separated list of sizes, not ${SIZES}"; exit 2; }
+done
+for m in "${MODE_LIST[@]}"; do
+	[[ "${m}" == stock || "${m}" == pooled ]] || { say "--modes takes stock and/or pooled, not ${MODES}"; exit 2; }
+done
 RUN_DIR=${BENCH_RUN_DIR:-/tmp/bundle-adapter-bench}
 export MAESTRO_RUN_DIR=${RUN_DIR}/maestro
 export MAESTRO_DB_NAME=${BENCH_MAESTRO_DB_NAME:-maestro_bundle_adapter_bench}
@@ -47,21 +82,30 @@ export MAESTRO_HEALTH_PORT=${BENCH_MAESTRO_HEALTH_PORT:-18183}
 export MAESTRO_METRICS_PORT=${BENCH_MAESTRO_METRICS_PORT:-18184}
 export MAESTRO_LOG_LEVEL=${BENCH_MAESTRO_LOG_LEVEL:-1}
 export MAESTRO_FRESH=1
+export PGBOUNCER_RUN_DIR=${RUN_DIR}/pgbouncer
+export PGBOUNCER_PORT=${BENCH_PGBOUNCER_PORT:-18432}
+export PGBOUNCER_POOL_MODE=${BENCH_PGBOUNCER_POOL_MODE:-transaction}
+export PGBOUNCER_SESSION_DB=${MAESTRO_DB_NAME}
+OUT=${BENCH_OUT:-bench}
 mkdir -p "${RUN_DIR}"
-# Configs and adapter logs of earlier runs (the harness writes the run's into
-# ${RUN_DIR}/bench<unix time>).
-rm -rf "${RUN_DIR}"/bench[0-9]*
+# Configs, adapter logs and results of earlier runs (the harness writes a
+# run's configs into ${RUN_DIR}/bench<unix time>, its results into
+# ${RUN_DIR}/runs/<mode>-<clusters>).
+rm -rf "${RUN_DIR}"/bench[0-9]* "${RUN_DIR}/runs"
 
 (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null || { say "PostgreSQL is not answering on 127.0.0.1:5432"; exit 1; }
 (exec 3<>/dev/tcp/127.0.0.1/5672) 2>/dev/null || { say "RabbitMQ is not answering on 127.0.0.1:5672"; exit 1; }
 
-say "building the adapter, the harness and (if not cached) Maestro"
+say "building the adapter, the harness, the report and (if not cached) Maestro"
+build_start=${SECONDS}
 hack/maestro.sh build >/dev/null
 ADAPTER_BIN=${BENCH_ADAPTER_BIN:-${RUN_DIR}/bundle-adapter}
 if [[ -z "${BENCH_ADAPTER_BIN:-}" ]]; then
 	CGO_ENABLED=0 go build -trimpath -o "${ADAPTER_BIN}" ./cmd/bundle-adapter
 fi
 go build -o "${RUN_DIR}/bench-load" ./bench/load
+go build -o "${RUN_DIR}/bench-report" ./bench/report
+say "built in $((SECONDS - build_start))s"
 
 drop_db() {
 	PGOPTIONS="-c client_min_messages=warning" PGPASSWORD="${MAESTRO_DB_PASSWORD:-}" psql -h "${MAESTRO_DB_HOST:-127.0.0.1}" \
@@ -71,30 +115,82 @@ drop_db() {
 
 cleanup() {
 	if [[ "${BENCH_KEEP:-0}" == 1 ]]; then
-		say "BENCH_KEEP=1: Maestro left running (MAESTRO_RUN_DIR=${MAESTRO_RUN_DIR} hack/maestro.sh stop)"
+		say "BENCH_KEEP=1: Maestro and PgBouncer left running (MAESTRO_RUN_DIR=${MAESTRO_RUN_DIR} hack/maestro.sh stop;" \
+			"PGBOUNCER_RUN_DIR=${PGBOUNCER_RUN_DIR} hack/pgbouncer.sh stop)"
 		return
 	fi
 	hack/maestro.sh stop >/dev/null 2>&1 || true
+	hack/pgbouncer.sh stop >/dev/null 2>&1 || true
 	drop_db
 }
 
-# A Maestro left over by an interrupted run of this script is ours: stop it.
-hack/maestro.sh stop >/dev/null 2>&1 || true
-trap cleanup EXIT
-# Bounded: maestro.sh waits for the REST API, which can hang on a stuck server.
-timeout "${BENCH_MAESTRO_START_TIMEOUT:-180}" hack/maestro.sh start >/dev/null ||
-	{ say "Maestro did not start (log: ${MAESTRO_RUN_DIR}/maestro.log)"; exit 1; }
-eval "$(hack/maestro.sh env)"
-say "Maestro up at ${MAESTRO_REST_URL} (gRPC ${MAESTRO_GRPC_ADDR}, agent broker ${MAESTRO_BROKER_ADDR})"
+# start_maestro starts a fresh Maestro for one run: on PostgreSQL (stock) or
+# behind the PgBouncer (pooled).
+start_maestro() {
+	local mode=$1
+	if [[ "${mode}" == pooled ]]; then
+		export MAESTRO_DB_POOL_PORT=${PGBOUNCER_PORT} MAESTRO_DB_POOL_MODE=${PGBOUNCER_POOL_MODE}
+	else
+		unset MAESTRO_DB_POOL_PORT MAESTRO_DB_POOL_MODE
+	fi
+	# Bounded: maestro.sh waits for the REST API, which can hang on a stuck server.
+	timeout "${BENCH_MAESTRO_START_TIMEOUT:-180}" hack/maestro.sh start >/dev/null ||
+		{ say "Maestro did not start (log: ${MAESTRO_RUN_DIR}/maestro.log)"; return 1; }
+	eval "$(hack/maestro.sh env)"
+	say "${mode} Maestro up at ${MAESTRO_REST_URL} (gRPC ${MAESTRO_GRPC_ADDR}, agent broker ${MAESTRO_BROKER_ADDR})"
+}
 
-"${RUN_DIR}/bench-load" \
-	--adapter-bin "${ADAPTER_BIN}" \
-	--run-dir "${RUN_DIR}" \
-	--maestro-rest "${MAESTRO_REST_URL}" \
-	--maestro-grpc "${MAESTRO_GRPC_ADDR}" \
-	--maestro-broker "${MAESTRO_BROKER_ADDR}" \
-	--maestro-pid-file "${MAESTRO_RUN_DIR}/maestro.pid" \
-	--maestro-db "${MAESTRO_DB_NAME}" \
-	--rabbitmq-url "${BENCH_RABBITMQ_URL:-amqp://guest:guest@127.0.0.1:5672/}" \
-	--out bench \
-	"$@"
+# run_one runs the harness at one size against one Maestro setup.
+run_one() {
+	local n=$1 mode=$2
+	start_maestro "${mode}" || return 1
+	"${RUN_DIR}/bench-load" \
+		--adapter-bin "${ADAPTER_BIN}" \
+		--run-dir "${RUN_DIR}" \
+		--maestro-rest "${MAESTRO_REST_URL}" \
+		--maestro-grpc "${MAESTRO_GRPC_ADDR}" \
+		--maestro-broker "${MAESTRO_BROKER_ADDR}" \
+		--maestro-pid-file "${MAESTRO_RUN_DIR}/maestro.pid" \
+		--maestro-db "${MAESTRO_DB_NAME}" \
+		--rabbitmq-url "${BENCH_RABBITMQ_URL:-amqp://guest:guest@127.0.0.1:5672/}" \
+		"${HARNESS_ARGS[@]}" \
+		--mode "${mode}" \
+		--out "${RUN_DIR}/runs/${mode}-${n}" \
+		--clusters "${n}"
+	local rc=$?
+	hack/maestro.sh stop >/dev/null 2>&1 || true
+	return "${rc}"
+}
+
+# A Maestro or PgBouncer left over by an interrupted run of this script is ours: stop it.
+hack/maestro.sh stop >/dev/null 2>&1 || true
+hack/pgbouncer.sh stop >/dev/null 2>&1 || true
+trap cleanup EXIT
+if [[ " ${MODE_LIST[*]} " == *" pooled "* ]]; then
+	hack/pgbouncer.sh install
+	hack/pgbouncer.sh start
+fi
+
+failed=()
+for n in "${SIZE_LIST[@]}"; do
+	for mode in "${MODE_LIST[@]}"; do
+		say "run: ${mode} Maestro, ${n} clusters"
+		run_start=${SECONDS}
+		if run_one "${n}" "${mode}"; then
+			say "run: ${mode} Maestro, ${n} clusters done in $((SECONDS - run_start))s"
+		else
+			say "run: ${mode} Maestro, ${n} clusters FAILED after $((SECONDS - run_start))s (see above)"
+			failed+=("${mode}-${n}")
+		fi
+	done
+done
+
+results=("${RUN_DIR}"/runs/*/results.json)
+[[ -e "${results[0]}" ]] || { say "no run produced results"; exit 1; }
+rc=0
+"${RUN_DIR}/bench-report" --out "${OUT}" "${results[@]}" || rc=$?
+if ((${#failed[@]})); then
+	say "runs that failed (no results): ${failed[*]}"
+	rc=1
+fi
+exit "${rc}"

@@ -19,6 +19,20 @@
 #   MAESTRO_DB_HOST        [127.0.0.1]   MAESTRO_DB_PORT [5432]
 #   MAESTRO_DB_USER        [postgres]    MAESTRO_DB_PASSWORD [empty]
 #   MAESTRO_FRESH          [0] set to 1 to drop and recreate the database on start
+#   MAESTRO_DB_POOL_PORT   [unset] the server's connections go to a pooler on
+#                          this port of MAESTRO_DB_HOST (hack/pgbouncer.sh);
+#                          the database is still created and migrated on
+#                          MAESTRO_DB_PORT
+#   MAESTRO_DB_POOL_MODE   [transaction] the pooler's mode. transaction: the
+#                          server's pgx pool uses the simple protocol (pgx
+#                          prepares named statements by default, which a
+#                          transaction pooler hands to other sessions), and
+#                          its LISTEN connections (lib/pq) connect to the
+#                          session-pooled alias "<db>_listen" (see
+#                          bench/README.md: Maestro has no setting for either,
+#                          so both ride on its unescaped connection string;
+#                          needs an empty MAESTRO_DB_PASSWORD, trust auth).
+#                          session: the pooler is used as it is
 #   MAESTRO_HTTP_PORT      [8000]  REST API
 #   MAESTRO_GRPC_PORT      [8090]  source gRPC server
 #   MAESTRO_BROKER_PORT    [8091]  agent gRPC broker
@@ -117,6 +131,8 @@ DB_HOST=${MAESTRO_DB_HOST:-127.0.0.1}
 DB_PORT=${MAESTRO_DB_PORT:-5432}
 DB_USER=${MAESTRO_DB_USER:-postgres}
 DB_PASSWORD=${MAESTRO_DB_PASSWORD:-}
+POOL_PORT=${MAESTRO_DB_POOL_PORT:-}
+POOL_MODE=${MAESTRO_DB_POOL_MODE:-transaction}
 HOST=127.0.0.1
 HTTP_PORT=${MAESTRO_HTTP_PORT:-8000}
 GRPC_PORT=${MAESTRO_GRPC_PORT:-8090}
@@ -165,16 +181,35 @@ prepare_db() {
 	fi
 }
 
-# write_secrets writes the db credential files maestro reads, without newline.
+# write_secrets writes the db credential files maestro reads, without
+# newline: port, name and password as given (default: PostgreSQL's).
 write_secrets() {
-	local dir=${RUN_DIR}/secrets
+	local dir=${RUN_DIR}/secrets port=${1:-${DB_PORT}} name=${2:-${DB_NAME}} password=${3:-${DB_PASSWORD}}
 	mkdir -p "${dir}"
 	chmod 700 "${dir}"
 	printf '%s' "${DB_HOST}" >"${dir}/db.host"
-	printf '%s' "${DB_PORT}" >"${dir}/db.port"
-	printf '%s' "${DB_NAME}" >"${dir}/db.name"
+	printf '%s' "${port}" >"${dir}/db.port"
+	printf '%s' "${name}" >"${dir}/db.name"
 	printf '%s' "${DB_USER}" >"${dir}/db.user"
-	(umask 077 && printf '%s' "${DB_PASSWORD}" >"${dir}/db.password")
+	(umask 077 && printf '%s' "${password}" >"${dir}/db.password")
+}
+
+# write_pool_secrets points the server at the pooler on MAESTRO_DB_POOL_PORT.
+# Maestro pastes the name into the keyword/value connection string of its pgx
+# pool and of its LISTEN connections (lib/pq), and the password (quoted) into
+# the latter only; nothing is escaped. In transaction mode the name carries
+# pgx's default_query_exec_mode=simple_protocol (lib/pq sends it on as a
+# startup parameter, which the pooler ignores) and the password ends the quote
+# and names the session-pooled alias for the LISTEN connections.
+write_pool_secrets() {
+	case "${POOL_MODE}" in
+	session) write_secrets "${POOL_PORT}" ;;
+	transaction)
+		[[ -z "${DB_PASSWORD}" ]] || die "MAESTRO_DB_POOL_MODE=transaction needs an empty MAESTRO_DB_PASSWORD (trust auth)"
+		write_secrets "${POOL_PORT}" "${DB_NAME} default_query_exec_mode=simple_protocol" "' dbname='${DB_NAME}_listen"
+		;;
+	*) die "MAESTRO_DB_POOL_MODE must be session or transaction" ;;
+	esac
 }
 
 # DB_ARGS holds the database flags of migration and server.
@@ -232,6 +267,7 @@ cmd_start() {
 	write_secrets
 	"${BIN}" migration "${DB_ARGS[@]}" --alsologtostderr -v=2 >"${RUN_DIR}/migration.log" 2>&1 ||
 		{ tail -n 30 "${RUN_DIR}/migration.log" >&2; die "migration failed, log: ${RUN_DIR}/migration.log"; }
+	[[ -z "${POOL_PORT}" ]] || write_pool_secrets
 	launch
 	pid=$(<"${PID_FILE}")
 	wait_healthy "${pid}"

@@ -2,7 +2,7 @@
 // drives the adapter with N clusters' reconcile events on the real stack —
 // Maestro on PostgreSQL, RabbitMQ, simulated agents, and a recording
 // HyperFleet API in this process — and reports throughput, latency, Maestro
-// calls per event, memory and CPU, checked against the floors of issue 7.
+// calls per event, memory and CPU, checked against the floors of issue 17.
 //
 // hack/bench.sh starts the Maestro server and passes its addresses; run the
 // harness through it.
@@ -19,6 +19,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 )
 
 // options are the harness flags.
@@ -44,6 +46,8 @@ type options struct {
 
 	maestroREST, maestroGRPC, maestroBroker, maestroPIDFile string
 	maestroDB                                               string
+	mode                                                    string
+	requestsMetric                                          string
 	rabbitURL                                               string
 	example                                                 string
 	runDir                                                  string
@@ -75,6 +79,8 @@ func parseFlags() *options {
 	fs.StringVar(&o.maestroBroker, "maestro-broker", "127.0.0.1:18191", "Maestro agent gRPC broker address")
 	fs.StringVar(&o.maestroPIDFile, "maestro-pid-file", "", "PID file of the Maestro server (its CPU is reported when set)")
 	fs.StringVar(&o.maestroDB, "maestro-db", "", "Maestro's PostgreSQL database: when set, the PostgreSQL sessions it opens are counted (psql, MAESTRO_DB_HOST/PORT/USER/PASSWORD)")
+	fs.StringVar(&o.mode, "mode", "stock", "the Maestro's setup, a label of the run: stock (on PostgreSQL) or pooled (behind PgBouncer); the creates floor applies to pooled")
+	fs.StringVar(&o.requestsMetric, "maestro-requests-metric", stacktest.MaestroRequests, "the adapter's counter of Maestro requests (every series summed): Maestro requests per unchanged event; \"n/a\" when the adapter does not expose it")
 	fs.StringVar(&o.rabbitURL, "rabbitmq-url", "amqp://guest:guest@127.0.0.1:5672/", "RabbitMQ URL")
 	fs.StringVar(&o.example, "example", "config/examples/onprem", "the example whose task config and bundles are driven")
 	fs.StringVar(&o.runDir, "run-dir", filepath.Join(os.TempDir(), "bundle-adapter-bench"), "configs and logs of the run")

@@ -35,6 +35,7 @@ type snapshot struct {
 	procs      map[int]procCPU
 	pgCPU      map[int]float64
 	rabbitCPU  map[int]float64
+	pgbCPU     map[int]float64
 	machine    machineCPU
 	apiConns   int64
 	apiCalls   int
@@ -57,6 +58,7 @@ func (h *harness) snapshot() (snapshot, error) {
 	s.procs = allProcesses()
 	s.pgCPU = cpuByName(s.procs, "postgres")
 	s.rabbitCPU = cpuByName(s.procs, "beam.smp")
+	s.pgbCPU = cpuByName(s.procs, "pgbouncer")
 	s.machine, _ = readMachineCPU()
 	if h.o.maestroDB != "" {
 		s.pgSessions, _ = pgSessions(context.Background(), h.o.maestroDB)
@@ -69,33 +71,39 @@ func (h *harness) snapshot() (snapshot, error) {
 
 // phase is the measurement of one phase.
 type phase struct {
-	Name          string         `json:"name"`
-	Events        int            `json:"events"`
-	Lost          int            `json:"lost"`
-	Failed        int            `json:"failed"`
-	Seconds       float64        `json:"seconds"`
-	EventsPerS    float64        `json:"events_per_s"`
-	OfferedPerS   float64        `json:"offered_per_s,omitempty"`
-	P50MS         float64        `json:"latency_p50_ms"`
-	P99MS         float64        `json:"latency_p99_ms"`
-	MaestroReads  float64        `json:"maestro_reads"`
-	MaestroWrites float64        `json:"maestro_writes"`
-	Creates       float64        `json:"creates"`
-	AdapterCPU    float64        `json:"adapter_cpu_seconds"`
-	MaestroCPU    float64        `json:"maestro_cpu_seconds"`
-	HarnessCPU    float64        `json:"harness_cpu_seconds"`
-	PostgresCPU   float64        `json:"postgres_cpu_seconds"`
-	RabbitMQCPU   float64        `json:"rabbitmq_cpu_seconds"`
-	BusyCores     float64        `json:"machine_busy_cores"`
-	OtherCores    float64        `json:"other_busy_cores"`
-	Others        string         `json:"other_processes,omitempty"`
-	PGSessions    float64        `json:"postgres_sessions_opened"`
-	APICalls      int            `json:"api_calls"`
-	APIConns      int64          `json:"api_connections_opened"`
-	Available     int            `json:"statuses_available"`
-	Outcomes      map[string]int `json:"bundle_outcomes"`
-	BadStatuses   int            `json:"bad_statuses"`
-	FirstProblem  string         `json:"first_problem,omitempty"`
+	Name          string  `json:"name"`
+	Events        int     `json:"events"`
+	Lost          int     `json:"lost"`
+	Failed        int     `json:"failed"`
+	Seconds       float64 `json:"seconds"`
+	EventsPerS    float64 `json:"events_per_s"`
+	OfferedPerS   float64 `json:"offered_per_s,omitempty"`
+	P50MS         float64 `json:"latency_p50_ms"`
+	P99MS         float64 `json:"latency_p99_ms"`
+	MaestroReads  float64 `json:"maestro_reads"`
+	MaestroWrites float64 `json:"maestro_writes"`
+	// MaestroRequests counts every Maestro request of the adapter
+	// (--maestro-requests-metric, all labels); MaestroRequestsSeen is false
+	// when the adapter does not expose that metric.
+	MaestroRequests     float64        `json:"maestro_requests"`
+	MaestroRequestsSeen bool           `json:"maestro_requests_seen"`
+	Creates             float64        `json:"creates"`
+	AdapterCPU          float64        `json:"adapter_cpu_seconds"`
+	MaestroCPU          float64        `json:"maestro_cpu_seconds"`
+	HarnessCPU          float64        `json:"harness_cpu_seconds"`
+	PostgresCPU         float64        `json:"postgres_cpu_seconds"`
+	RabbitMQCPU         float64        `json:"rabbitmq_cpu_seconds"`
+	PgBouncerCPU        float64        `json:"pgbouncer_cpu_seconds"`
+	BusyCores           float64        `json:"machine_busy_cores"`
+	OtherCores          float64        `json:"other_busy_cores"`
+	Others              string         `json:"other_processes,omitempty"`
+	PGSessions          float64        `json:"postgres_sessions_opened"`
+	APICalls            int            `json:"api_calls"`
+	APIConns            int64          `json:"api_connections_opened"`
+	Available           int            `json:"statuses_available"`
+	Outcomes            map[string]int `json:"bundle_outcomes"`
+	BadStatuses         int            `json:"bad_statuses"`
+	FirstProblem        string         `json:"first_problem,omitempty"`
 }
 
 func (h *harness) measure(name string, fn func() *tally) (*phase, error) {
@@ -110,16 +118,19 @@ func (h *harness) measure(name string, fn func() *tally) (*phase, error) {
 	}
 	p := &phase{Name: name, Events: t.reported(), Lost: t.lost, Failed: t.failed,
 		Seconds: t.end.Sub(t.start).Seconds(), P50MS: t.percentile(50), P99MS: t.percentile(99),
-		MaestroReads:  after.metrics.MaestroReads() - before.metrics.MaestroReads(),
-		MaestroWrites: after.metrics.MaestroWrites() - before.metrics.MaestroWrites(),
-		Creates:       creates(after.metrics) - creates(before.metrics),
-		AdapterCPU:    after.adapterCPU - before.adapterCPU,
-		MaestroCPU:    after.maestroCPU - before.maestroCPU,
-		HarnessCPU:    after.selfCPU - before.selfCPU,
-		PostgresCPU:   cpuDelta(before.pgCPU, after.pgCPU),
-		RabbitMQCPU:   cpuDelta(before.rabbitCPU, after.rabbitCPU),
-		BusyCores:     busyCores(before.machine, after.machine, runtime.NumCPU()),
-		APICalls:      after.apiCalls - before.apiCalls, APIConns: after.apiConns - before.apiConns,
+		MaestroReads:        after.metrics.MaestroReads() - before.metrics.MaestroReads(),
+		MaestroWrites:       after.metrics.MaestroWrites() - before.metrics.MaestroWrites(),
+		MaestroRequests:     after.metrics.Sum(h.o.requestsMetric) - before.metrics.Sum(h.o.requestsMetric),
+		MaestroRequestsSeen: len(after.metrics[h.o.requestsMetric]) > 0,
+		Creates:             creates(after.metrics) - creates(before.metrics),
+		AdapterCPU:          after.adapterCPU - before.adapterCPU,
+		MaestroCPU:          after.maestroCPU - before.maestroCPU,
+		HarnessCPU:          after.selfCPU - before.selfCPU,
+		PostgresCPU:         cpuDelta(before.pgCPU, after.pgCPU),
+		RabbitMQCPU:         cpuDelta(before.rabbitCPU, after.rabbitCPU),
+		PgBouncerCPU:        cpuDelta(before.pgbCPU, after.pgbCPU),
+		BusyCores:           busyCores(before.machine, after.machine, runtime.NumCPU()),
+		APICalls:            after.apiCalls - before.apiCalls, APIConns: after.apiConns - before.apiConns,
 		PGSessions: after.pgSessions - before.pgSessions,
 		Available:  t.available, Outcomes: t.ops, BadStatuses: t.bad, FirstProblem: t.firstBad,
 	}
@@ -131,7 +142,7 @@ func (h *harness) measure(name string, fn func() *tally) (*phase, error) {
 	}
 	// CPU the run does not account for: other work on the machine.
 	if wall := after.at.Sub(before.at).Seconds(); wall > 0 {
-		own := p.AdapterCPU + p.MaestroCPU + p.HarnessCPU + p.PostgresCPU + p.RabbitMQCPU
+		own := p.AdapterCPU + p.MaestroCPU + p.HarnessCPU + p.PostgresCPU + p.RabbitMQCPU + p.PgBouncerCPU
 		if h.o.adapterMode == "inproc" {
 			own -= p.AdapterCPU // the harness's CPU includes it
 		}
@@ -148,7 +159,7 @@ func (h *harness) measure(name string, fn func() *tally) (*phase, error) {
 // and what processes that exited meanwhile (builds, tests) must have used.
 func (h *harness) describeOthers(before, after snapshot, wall float64) string {
 	ours := func(pid int, comm string) bool {
-		return pid == h.ad.pid() || pid == h.maestroPID || pid == os.Getpid() || comm == "postgres" || comm == "beam.smp"
+		return pid == h.ad.pid() || pid == h.maestroPID || pid == os.Getpid() || comm == "postgres" || comm == "beam.smp" || comm == "pgbouncer"
 	}
 	others := othersCPU(before.procs, after.procs, ours)
 	names := make([]string, 0, len(others))
@@ -166,7 +177,8 @@ func (h *harness) describeOthers(before, after snapshot, wall float64) string {
 	}
 	busy := busyCores(before.machine, after.machine, runtime.NumCPU()) * wall
 	gone := busy - seen - (after.adapterCPU - before.adapterCPU) - (after.maestroCPU - before.maestroCPU) -
-		(after.selfCPU - before.selfCPU) - cpuDelta(before.pgCPU, after.pgCPU) - cpuDelta(before.rabbitCPU, after.rabbitCPU)
+		(after.selfCPU - before.selfCPU) - cpuDelta(before.pgCPU, after.pgCPU) - cpuDelta(before.rabbitCPU, after.rabbitCPU) -
+		cpuDelta(before.pgbCPU, after.pgbCPU)
 	if h.o.adapterMode == "inproc" {
 		gone += after.adapterCPU - before.adapterCPU
 	}
@@ -178,7 +190,7 @@ func (h *harness) describeOthers(before, after snapshot, wall float64) string {
 
 // run starts what the harness owns, runs the phases and stops everything.
 func run(ctx context.Context, o *options, log *slog.Logger) (*results, error) {
-	res := &results{Clusters: o.clusters, Consumers: o.consumers, Window: o.window,
+	res := &results{Mode: o.mode, MaestroRequestsMetric: o.requestsMetric, Clusters: o.clusters, Consumers: o.consumers, Window: o.window,
 		Parallelism: o.parallelism, Prefetch: o.prefetch, AdapterMode: o.adapterMode,
 		Cores: runtime.NumCPU(), Started: time.Now().UTC().Format(time.RFC3339)}
 
