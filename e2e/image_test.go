@@ -464,7 +464,8 @@ func imageDrain(t *testing.T, st *stack, api *hyperfleetAPI, c *container, topic
 		t.Fatalf("podman stop did not return within %v", grace+10*time.Second)
 	}
 	took := time.Since(start)
-	if code := c.inspect("{{.State.ExitCode}}"); code != "0" {
+	code := c.inspect("{{.State.ExitCode}}")
+	if code != "0" {
 		t.Errorf("exit code %s after SIGTERM, want 0 (137: killed)", code)
 	}
 	if took >= timeout {
@@ -477,7 +478,7 @@ func imageDrain(t *testing.T, st *stack, api *hyperfleetAPI, c *container, topic
 	if n := api.StatusCount(cl.id); n != before+1 {
 		t.Errorf("%d status PUTs for the in-flight event, want 1", n-before)
 	}
-	t.Logf("podman stop: exit 0 after %v (shutdown_timeout %v)", took.Round(time.Millisecond), timeout)
+	t.Logf("podman stop: exit code %s after %v (shutdown_timeout %v)", code, took.Round(time.Millisecond), timeout)
 }
 
 // shutdownTimeout reads subscriber.shutdown_timeout from a broker config.
