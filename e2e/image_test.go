@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -252,7 +253,52 @@ func runImage(t *testing.T, st *stack, img string, pod chartPod, security []stri
 		return getOK(c.url("/readyz"))
 	})
 	t.Logf("container %s ready in %v", c.name, time.Since(start).Round(time.Millisecond))
+	checkRunning(t, c, pod)
 	return c
+}
+
+// checkRunning reads back from podman what the running container got: a
+// read-only root, the chart's user, no capabilities at all, no privilege
+// escalation, and each chart mount read-only when the chart says so.
+func checkRunning(t *testing.T, c *container, pod chartPod) {
+	t.Helper()
+	var all []struct {
+		Config     struct{ User string }
+		HostConfig struct {
+			ReadonlyRootfs bool
+			SecurityOpt    []string
+		}
+		EffectiveCaps, BoundingCaps []string
+		Mounts                      []struct {
+			Destination string
+			RW          bool
+		}
+	}
+	if err := json.Unmarshal([]byte(mustPodman(t, "inspect", c.name)), &all); err != nil || len(all) != 1 {
+		t.Fatalf("podman inspect %s: %d containers, %v", c.name, len(all), err)
+	}
+	got := all[0]
+	if !got.HostConfig.ReadonlyRootfs {
+		t.Error("the container's root filesystem is writable")
+	}
+	if want := fmt.Sprintf("%v:%v", pod.PodSecurity["runAsUser"], pod.PodSecurity["runAsGroup"]); got.Config.User != want {
+		t.Errorf("the container runs as %q, want %s", got.Config.User, want)
+	}
+	if len(got.EffectiveCaps)+len(got.BoundingCaps) != 0 {
+		t.Errorf("the container has capabilities: effective %v, bounding %v", got.EffectiveCaps, got.BoundingCaps)
+	}
+	if !slices.Contains(got.HostConfig.SecurityOpt, "no-new-privileges") {
+		t.Errorf("security options %v lack no-new-privileges", got.HostConfig.SecurityOpt)
+	}
+	rw := map[string]bool{}
+	for _, m := range got.Mounts {
+		rw[m.Destination] = m.RW
+	}
+	for _, m := range pod.Mounts {
+		if w, ok := rw[m.MountPath]; m.Name != "tmp" && (!ok || w == m.ReadOnly) {
+			t.Errorf("chart mount %s at %s: mounted %v, writable %v; the chart says readOnly %v", m.Name, m.MountPath, ok, w, m.ReadOnly)
+		}
+	}
 }
 
 // chartMounts are podman flags for the chart container's volume mounts:
