@@ -214,9 +214,23 @@ verify_image() {
 	log "${ref}: user ${user}, $(wc -l <<<"${files}") files, no shell"
 }
 
+# prune removes what earlier builds left: the build stage's images (the
+# Containerfile labels them) once nothing is tagged on them, and tags of
+# other versions of the image (:latest and :<version> stay).
+prune() {
+	pod image prune --force --filter label=io.bundle-adapter.build-stage=true >/dev/null
+	local ref
+	for ref in $(pod images --format '{{.Repository}}:{{.Tag}}' --filter "reference=${IMAGE_REPO}"); do
+		[[ "${ref}" == "${IMAGE_REPO}:latest" || "${ref}" == "${IMAGE_REPO}:${VERSION}" ]] ||
+			pod rmi "${ref}" >/dev/null 2>&1 || true
+	done
+	pod image prune --force --filter label=org.opencontainers.image.title=bundle-adapter >/dev/null
+}
+
 cmd_build() {
 	cmd_bases
 	step "build ${IMAGE_REPO}:latest (${VERSION})" build_image
+	step "prune earlier builds" prune
 	step "verify ${IMAGE_REPO}:latest" verify_image
 	local size
 	size=$(pod image inspect --format '{{.Size}}' "${IMAGE_REPO}:latest")
