@@ -192,11 +192,15 @@ build_image() {
 	gocache=$(go env GOCACHE)
 	gomodcache=$(go env GOMODCACHE)
 	mkdir -p "${gocache}"
-	pod build --network none --pull=never \
-		--build-arg "BUILDER_IMAGE=${BUILDER_IMAGE}" --build-arg "BASE_IMAGE=$(base_image)" \
-		--build-arg "VERSION=${VERSION}" --build-arg "COMMIT=${COMMIT}" \
-		-v "${gomodcache}:/go/pkg/mod:ro" -v "${gocache}:/root/.cache/go-build" \
-		-f Containerfile -t "${IMAGE_REPO}:latest" -t "${IMAGE_REPO}:${VERSION}" . >&2
+	local args=(--network none --pull=never
+		--build-arg "BUILDER_IMAGE=${BUILDER_IMAGE}" --build-arg "BASE_IMAGE=$(base_image)"
+		--build-arg "VERSION=${VERSION}" --build-arg "COMMIT=${COMMIT}"
+		-v "${gomodcache}:/go/pkg/mod:ro" -v "${gocache}:/root/.cache/go-build" -f Containerfile)
+	# The build stage first, tagged, so prune keeps it as the next build's
+	# layer cache (an unchanged tree then builds in seconds); the image then
+	# reuses it.
+	pod build "${args[@]}" --target build -t "${IMAGE_REPO}-build-stage:latest" . >&2
+	pod build "${args[@]}" -t "${IMAGE_REPO}:latest" -t "${IMAGE_REPO}:${VERSION}" . >&2
 }
 
 # verify_image checks what the chart relies on: the image runs as
@@ -215,8 +219,9 @@ verify_image() {
 }
 
 # prune removes what earlier builds left: the build stage's images (the
-# Containerfile labels them) once nothing is tagged on them, and tags of
-# other versions of the image (:latest and :<version> stay).
+# Containerfile labels them) but the current one (tagged
+# <repo>-build-stage:latest), and tags of other versions of the image
+# (:latest and :<version> stay).
 prune() {
 	pod image prune --force --filter label=io.bundle-adapter.build-stage=true >/dev/null
 	local ref
