@@ -93,8 +93,9 @@ ensure_podman() {
 	((EUID == 0)) || sudo=(sudo -n)
 	# As measured here: with recommends (conmon, network plugins, catatonit).
 	apt_install() {
-		env DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q podman runc >/dev/null 2>&1 ||
-			{ "${sudo[@]}" apt-get update -q >/dev/null && env DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q podman runc >/dev/null; }
+		"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q podman runc >/dev/null 2>&1 ||
+			{ "${sudo[@]}" apt-get update -q >/dev/null &&
+				"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q podman runc >/dev/null; }
 	}
 	step "apt-get install podman runc" apt_install
 }
