@@ -4,4 +4,7 @@
 // HyperFleet API served by the test. Run it with `make e2e`, which brings the
 // stack up with hack/stack.sh; the tests skip when the stack's environment
 // (E2E_STACK=1 with MAESTRO_REST_URL, MAESTRO_GRPC_ADDR, KUBECONFIG) is absent.
+// TestImage runs the container image (hack/image.sh) instead of the binary,
+// as the chart's pod; it also skips where podman cannot run a container
+// (REQUIRE_IMAGE=1: fails instead).
 package e2e

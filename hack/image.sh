@@ -93,8 +93,9 @@ ensure_podman() {
 	((EUID == 0)) || sudo=(sudo -n)
 	# As measured here: with recommends (conmon, network plugins, catatonit).
 	apt_install() {
-		env DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q podman runc >/dev/null 2>&1 ||
-			{ "${sudo[@]}" apt-get update -q >/dev/null && env DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q podman runc >/dev/null; }
+		"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q podman runc >/dev/null 2>&1 ||
+			{ "${sudo[@]}" apt-get update -q >/dev/null &&
+				"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q podman runc >/dev/null; }
 	}
 	step "apt-get install podman runc" apt_install
 }
@@ -192,11 +193,15 @@ build_image() {
 	gocache=$(go env GOCACHE)
 	gomodcache=$(go env GOMODCACHE)
 	mkdir -p "${gocache}"
-	pod build --network none --pull=never \
-		--build-arg "BUILDER_IMAGE=${BUILDER_IMAGE}" --build-arg "BASE_IMAGE=$(base_image)" \
-		--build-arg "VERSION=${VERSION}" --build-arg "COMMIT=${COMMIT}" \
-		-v "${gomodcache}:/go/pkg/mod:ro" -v "${gocache}:/root/.cache/go-build" \
-		-f Containerfile -t "${IMAGE_REPO}:latest" -t "${IMAGE_REPO}:${VERSION}" . >&2
+	local args=(--network none --pull=never
+		--build-arg "BUILDER_IMAGE=${BUILDER_IMAGE}" --build-arg "BASE_IMAGE=$(base_image)"
+		--build-arg "VERSION=${VERSION}" --build-arg "COMMIT=${COMMIT}"
+		-v "${gomodcache}:/go/pkg/mod:ro" -v "${gocache}:/root/.cache/go-build" -f Containerfile)
+	# The build stage first, tagged, so prune keeps it as the next build's
+	# layer cache (an unchanged tree then builds in seconds); the image then
+	# reuses it.
+	pod build "${args[@]}" --target build -t "${IMAGE_REPO}-build-stage:latest" . >&2
+	pod build "${args[@]}" -t "${IMAGE_REPO}:latest" -t "${IMAGE_REPO}:${VERSION}" . >&2
 }
 
 # verify_image checks what the chart relies on: the image runs as
@@ -214,9 +219,24 @@ verify_image() {
 	log "${ref}: user ${user}, $(wc -l <<<"${files}") files, no shell"
 }
 
+# prune removes what earlier builds left: the build stage's images (the
+# Containerfile labels them) but the current one (tagged
+# <repo>-build-stage:latest), and tags of other versions of the image
+# (:latest and :<version> stay).
+prune() {
+	pod image prune --force --filter label=io.bundle-adapter.build-stage=true >/dev/null
+	local ref
+	for ref in $(pod images --format '{{.Repository}}:{{.Tag}}' --filter "reference=${IMAGE_REPO}"); do
+		[[ "${ref}" == "${IMAGE_REPO}:latest" || "${ref}" == "${IMAGE_REPO}:${VERSION}" ]] ||
+			pod rmi "${ref}" >/dev/null 2>&1 || true
+	done
+	pod image prune --force --filter label=org.opencontainers.image.title=bundle-adapter >/dev/null
+}
+
 cmd_build() {
 	cmd_bases
 	step "build ${IMAGE_REPO}:latest (${VERSION})" build_image
+	step "prune earlier builds" prune
 	step "verify ${IMAGE_REPO}:latest" verify_image
 	local size
 	size=$(pod image inspect --format '{{.Size}}' "${IMAGE_REPO}:latest")
