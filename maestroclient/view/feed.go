@@ -1,0 +1,47 @@
+package view
+
+import workv1 "open-cluster-management.io/api/work/v1"
+
+// Token marks when a read began; see Begin and Observe.
+type Token uint64
+
+// Begin is called before a read of Maestro; its token goes to Observe.
+func (v *View) Begin() Token {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return Token(v.seq)
+}
+
+// Observe stores what Maestro answered to a read that began at t: the
+// bundle, or nil for a 404 (the entry is forgotten). Nothing is stored when
+// the view forgot an entry or was dropped after t, or the entry changed
+// after t: the answer may be older than what the view learned since.
+func (v *View) Observe(t Token, consumer, name string, work *workv1.ManifestWork) {
+	k := key{consumer, name}
+	if work == nil {
+		v.Forget(consumer, name)
+		return
+	}
+	now := v.clock()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if uint64(t) < v.dropped || v.entries[k].seq > uint64(t) {
+		return
+	}
+	v.seq++
+	v.entries[k] = entry{work: work, read: now, seq: v.seq}
+}
+
+// Forget drops the entry of one bundle (after a write, or a stream event
+// the view cannot apply); reads in flight will not store theirs.
+func (v *View) Forget(consumer, name string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.forget(key{consumer, name})
+}
+
+func (v *View) forget(k key) {
+	delete(v.entries, k)
+	v.seq++
+	v.dropped = v.seq
+}
