@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/bundle-adapter/bundle-adapter/config"
@@ -17,6 +18,9 @@ type Options struct {
 	Adapter config.AdapterInfo
 	Maestro Maestro
 	API     API
+	// View, when set, lets an event whose bundles are all unchanged skip
+	// its Maestro read (see BundleView). nil: every event reads.
+	View BundleView
 	// Clock defaults to time.Now.
 	Clock func() time.Time
 	// LookupEnv defaults to os.LookupEnv. Only variables the task config
@@ -63,6 +67,7 @@ type Pipeline struct {
 	task    *config.TaskConfig
 	info    config.AdapterInfo
 	maestro Maestro
+	view    BundleView
 	api     API
 	clock   func() time.Time
 	env     func(string) (string, bool)
@@ -78,7 +83,7 @@ func New(o Options) (*Pipeline, error) {
 	if o.Task == nil || o.Maestro == nil || o.API == nil {
 		return nil, errors.New("adapter: Options.Task, Maestro and API are required")
 	}
-	p := &Pipeline{task: o.Task, info: o.Adapter, maestro: o.Maestro, api: o.API,
+	p := &Pipeline{task: o.Task, info: o.Adapter, maestro: counting{o.Maestro}, view: o.View, api: o.API,
 		clock: o.Clock, env: o.LookupEnv, log: o.Logger, celTimeout: o.CELTimeout,
 		templateTimeout: o.TemplateTimeout, config: o.Config}
 	if p.clock == nil {
@@ -117,6 +122,8 @@ func New(o Options) (*Pipeline, error) {
 // whether it should be acknowledged, redelivered or dead-lettered.
 func (p *Pipeline) Run(ctx context.Context, ev Event) *Result {
 	r := newRun(p, ev)
+	var requests atomic.Int64
+	ctx = withRequestCounter(ctx, &requests)
 	r.ctx = ctx
 	ok := r.resolveParams(ctx) && r.checkPreconditions(ctx)
 	if ok {
@@ -127,6 +134,7 @@ func (p *Pipeline) Run(ctx context.Context, ev Event) *Result {
 	if !r.gone {
 		r.runPost(ctx)
 	}
+	r.result.MaestroRequests = int(requests.Load())
 	r.result.finish()
 	return r.result
 }
@@ -140,7 +148,9 @@ func (r *eventRun) reconcileBundles(ctx context.Context) {
 	for i := range r.p.task.Resources {
 		bs[i] = r.resolve(&r.p.task.Resources[i])
 	}
-	r.discover(ctx, bs)
+	if !r.discoverFromView(ctx, bs) {
+		r.discover(ctx, bs)
+	}
 	for _, b := range bs {
 		if b.out.State != StateFailed {
 			r.reconcile(ctx, b)

@@ -101,6 +101,9 @@ func (r *eventRun) creationSkipped(b *bundle) {
 // render renders the desired bundle once per event and returns its fingerprint.
 func (r *eventRun) render(b *bundle) (string, error) {
 	if b.rendered {
+		// Rendered before this outcome was started (a view trial): the
+		// outcome still reports the fingerprint.
+		b.out.Fingerprint = b.fingerprint
 		return b.fingerprint, b.renderErr
 	}
 	b.rendered = true
