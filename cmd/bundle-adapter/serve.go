@@ -90,13 +90,13 @@ type listeners struct{ health, metrics string }
 func serve(ctx context.Context, cfg *config.Config, listen listeners, log *slog.Logger) error {
 	m := metrics.New()
 	m.HyperFleet(metrics.BuildInfo{Component: cfg.Adapter.Info.Name, Version: version, Commit: commit})
-	mc, err := newMaestro(context.WithoutCancel(ctx), cfg.Adapter.Clients.Maestro, log)
+	mc, fed, bv, err := newMaestro(context.WithoutCancel(ctx), cfg.Adapter.Clients.Maestro, log)
 	if err != nil {
 		return fmt.Errorf("maestro client: %w", err)
 	}
 	defer mc.Close()
 	pipeline, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info,
-		Maestro: m.Maestro(mc), API: m.API(newAPI(cfg.Adapter.Clients.HyperfleetAPI)), Logger: log,
+		Maestro: m.Maestro(fed), View: bv, API: m.API(newAPI(cfg.Adapter.Clients.HyperfleetAPI)), Logger: log,
 		Config: cfg.Adapter.Values()})
 	if err != nil {
 		return err
