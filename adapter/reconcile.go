@@ -191,7 +191,9 @@ func (r *eventRun) create(ctx context.Context, b *bundle, op Operation) {
 		r.fail(b, reasonFor(err), err)
 		return
 	}
-	created, err := r.p.maestro.Create(ctx, b.consumer, b.desired)
+	// Only reached after this event's read answered 404 (decide's absent
+	// row, or the read after a recreation's delete).
+	created, err := r.p.maestro.Create(WithReadAbsent(ctx), b.consumer, b.desired)
 	switch {
 	case err == nil:
 		r.observe(b, created)

@@ -60,8 +60,12 @@ var _ store.ClientWatcherStore[*workv1.ManifestWork] = (*restStore)(nil)
 
 var errNoWatch = errors.New("maestroclient: watching and listing bundles is not supported")
 
-// Get reads the bundle; a 404 is (nil, false, nil).
+// Get reads the bundle; a 404 is (nil, false, nil). A bundle ctx marks
+// known absent (withKnownAbsent) is (nil, false, nil) without a read.
 func (s *restStore) Get(ctx context.Context, namespace, name string) (*workv1.ManifestWork, bool, error) {
+	if knownAbsent(ctx, namespace, name) {
+		return nil, false, nil
+	}
 	work, err := s.rest.bundle(ctx, utils.UID(s.sourceID, common.ManifestWorkGR.String(), namespace, name))
 	switch {
 	case errors.Is(err, adapter.ErrNotFound):
@@ -107,4 +111,17 @@ func subscribeStatus(ctx context.Context, ce *ceclients.CloudEventSourceClient[*
 			}
 		}
 	}()
+}
+
+type knownAbsentKey struct{}
+
+// withKnownAbsent marks ctx for sdk-go's existence check of a create: the
+// caller's own read of consumer/name answered 404 in this event.
+func withKnownAbsent(ctx context.Context, consumer, name string) context.Context {
+	return context.WithValue(ctx, knownAbsentKey{}, adapter.BundleKey{Consumer: consumer, Name: name})
+}
+
+func knownAbsent(ctx context.Context, consumer, name string) bool {
+	k, ok := ctx.Value(knownAbsentKey{}).(adapter.BundleKey)
+	return ok && k == adapter.BundleKey{Consumer: consumer, Name: name}
 }
