@@ -22,14 +22,19 @@ func (v *View) Observe(t Token, consumer, name string, work *workv1.ManifestWork
 		v.Forget(consumer, name)
 		return
 	}
-	now := v.clock()
+	e, ok := newEntry(work, v.clock())
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if !ok {
+		v.forget(k)
+		return
+	}
 	if uint64(t) < v.dropped || v.entries[k].seq > uint64(t) {
 		return
 	}
 	v.seq++
-	v.entries[k] = entry{work: work, read: now, seq: v.seq}
+	e.seq = v.seq
+	v.entries[k] = e
 }
 
 // Forget drops the entry of one bundle (after a write, or a stream event

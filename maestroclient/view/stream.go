@@ -1,6 +1,7 @@
 package view
 
 import (
+	"k8s.io/apimachinery/pkg/types"
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/bundle-adapter/bundle-adapter/bundles"
@@ -32,34 +33,60 @@ func (v *View) Status(work *workv1.ManifestWork) {
 	if work == nil {
 		return
 	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
 	if work.Namespace == "" || work.Name == "" || work.Name == string(work.UID) {
-		v.forgetUID(string(work.UID))
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		v.forgetUID(work.UID)
 		return
 	}
 	k := key{work.Namespace, work.Name}
+	v.mu.RLock()
 	e, ok := v.entries[k]
-	switch {
-	case !ok:
-	case deleting(work) || !sameSpec(e.work, work):
-		v.forget(k)
-	default:
-		w := *e.work
-		work.Status.DeepCopyInto(&w.Status)
-		v.seq++
-		v.entries[k] = entry{work: &w, read: e.read, seq: v.seq}
+	v.mu.RUnlock()
+	if !ok {
+		return
 	}
+	next, fresh := e.withStatus(work)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if cur, still := v.entries[k]; !still || cur.seq != e.seq {
+		// Changed meanwhile: the status may be older than what changed it.
+		v.forget(k)
+		return
+	}
+	if !fresh {
+		v.forget(k)
+		return
+	}
+	v.seq++
+	next.seq = v.seq
+	v.entries[k] = next
 }
 
-func sameSpec(have, got *workv1.ManifestWork) bool {
-	return have.Generation == got.Generation && have.UID == got.UID &&
-		have.Annotations[bundles.FingerprintAnnotation] == got.Annotations[bundles.FingerprintAnnotation]
+// withStatus is e with the status of a stream event; false when the event
+// shows the bundle deleting, written by someone else, or e cannot be
+// repacked.
+func (e entry) withStatus(work *workv1.ManifestWork) (entry, bool) {
+	if deleting(work) || !e.sameSpec(work) {
+		return entry{}, false
+	}
+	w, err := unpack(e.packed)
+	if err != nil {
+		return entry{}, false
+	}
+	work.Status.DeepCopyInto(&w.Status)
+	next, ok := newEntry(w, e.read)
+	return next, ok
 }
 
-func (v *View) forgetUID(uid string) {
+func (e entry) sameSpec(got *workv1.ManifestWork) bool {
+	return e.generation == got.Generation && e.uid == got.UID &&
+		e.fingerprint == got.Annotations[bundles.FingerprintAnnotation]
+}
+
+func (v *View) forgetUID(uid types.UID) {
 	for k, e := range v.entries {
-		if string(e.work.UID) == uid {
+		if e.uid == uid {
 			v.forget(k)
 		}
 	}

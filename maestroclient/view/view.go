@@ -5,7 +5,10 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
 	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/bundle-adapter/bundle-adapter/bundles"
 )
 
 // DefaultMaxAge is Options.MaxAge when it is zero.
@@ -43,9 +46,25 @@ type View struct {
 type key struct{ consumer, name string }
 
 type entry struct {
-	work *workv1.ManifestWork // never mutated once stored
-	read time.Time            // when Maestro answered with it
-	seq  uint64
+	packed []byte // the bundle, see pack
+	// What Lookup and Status decide on, kept unpacked.
+	uid         types.UID
+	generation  int64
+	fingerprint string
+	deleting    bool
+	read        time.Time // when Maestro answered with it
+	seq         uint64
+}
+
+// newEntry packs work; it returns false when work cannot be packed (the
+// view then forgets the bundle: a miss costs a read, nothing else).
+func newEntry(work *workv1.ManifestWork, read time.Time) (entry, bool) {
+	packed, err := pack(work)
+	if err != nil {
+		return entry{}, false
+	}
+	return entry{packed: packed, uid: work.UID, generation: work.Generation,
+		fingerprint: work.Annotations[bundles.FingerprintAnnotation], deleting: deleting(work), read: read}, true
 }
 
 // New returns an empty view.
@@ -62,17 +81,21 @@ func New(o Options) *View {
 // Lookup returns the bundle as Maestro last answered for it, with the
 // stream's latest status, when it may be trusted: the view is synced, the
 // entry was read within MaxAge, and the bundle is present and not being
-// deleted. ok false means: read Maestro. The returned work is shared:
-// callers must not modify it.
+// deleted. ok false means: read Maestro. The returned work is the
+// caller's own copy.
 func (v *View) Lookup(consumer, name string) (*workv1.ManifestWork, bool) {
 	v.mu.RLock()
 	e, found := v.entries[key{consumer, name}]
 	synced := v.synced
 	v.mu.RUnlock()
-	if !synced || !found || v.clock().Sub(e.read) > v.maxAge || deleting(e.work) {
+	if !synced || !found || v.clock().Sub(e.read) > v.maxAge || e.deleting {
 		return nil, false
 	}
-	return e.work, true
+	work, err := unpack(e.packed)
+	if err != nil {
+		return nil, false
+	}
+	return work, true
 }
 
 // Len is the number of entries held.
