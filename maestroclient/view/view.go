@@ -116,3 +116,11 @@ func deleting(w *workv1.ManifestWork) bool {
 // conditionDeleted is the condition the agent sets when it confirmed a
 // deletion (sdk-go common.ResourceDeleted); Maestro then deletes the bundle.
 const conditionDeleted = "Deleted"
+
+// Synced reports whether a subscription completed (or Options.Synced):
+// from then on reads fill the view.
+func (v *View) Synced() bool {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return v.synced
+}
