@@ -15,7 +15,8 @@
 //     entry, since a write's answer is not what a read returns (no status, no
 //     server timestamps). The next event reads and refills it.
 //
-// Lookup trusts an entry only while it is fresh (read within MaxAge), the
+// Lookup trusts an entry only while it is fresh (read within MaxAge; older
+// entries are swept as reads go on), the
 // bundle is present and not being deleted, and the stream has not been
 // (re)subscribed since it was read: a (re)subscription (Subscribed) drops
 // every entry, and before the first one Lookup misses everything. A read

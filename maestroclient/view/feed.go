@@ -1,6 +1,10 @@
 package view
 
-import workv1 "open-cluster-management.io/api/work/v1"
+import (
+	"time"
+
+	workv1 "open-cluster-management.io/api/work/v1"
+)
 
 // Token marks when a read began; see Begin and Observe.
 type Token uint64
@@ -35,6 +39,9 @@ func (v *View) Observe(t Token, consumer, name string, work *workv1.ManifestWork
 	v.seq++
 	e.seq = v.seq
 	v.entries[k] = e
+	if v.observed++; v.observed%sweepEvery == 0 {
+		v.sweep(e.read)
+	}
 }
 
 // Forget drops the entry of one bundle (after a write, or a stream event
@@ -49,4 +56,18 @@ func (v *View) forget(k key) {
 	delete(v.entries, k)
 	v.seq++
 	v.dropped = v.seq
+}
+
+// sweepEvery is how many stored reads pass between two sweeps.
+const sweepEvery = 1024
+
+// sweep drops entries past MaxAge: Lookup misses them anyway, and a bundle
+// never read again (its cluster gone without this adapter's delete) would
+// otherwise stay in memory. Caller holds v.mu.
+func (v *View) sweep(now time.Time) {
+	for k, e := range v.entries {
+		if now.Sub(e.read) > v.maxAge {
+			delete(v.entries, k)
+		}
+	}
 }

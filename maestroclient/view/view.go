@@ -41,6 +41,7 @@ type View struct {
 	// seq numbers every change; dropped is the seq of the last forget or
 	// drop. A read that began at a token before dropped stores nothing.
 	seq, dropped uint64
+	observed     uint64 // reads stored, for sweep
 }
 
 type key struct{ consumer, name string }
