@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -23,6 +24,9 @@ type Options struct {
 	// Kube is the API server the kubernetes resources are applied to
 	// (transport.client: kubernetes); see kubeclient and kubeclient/memkube.
 	Kube Kube
+	// View, when set, lets an event whose bundles are all unchanged skip
+	// its Maestro read (see BundleView). nil: every event reads.
+	View BundleView
 	// Clock defaults to time.Now.
 	Clock func() time.Time
 	// LookupEnv defaults to os.LookupEnv. Only variables the task config
@@ -75,6 +79,7 @@ type Pipeline struct {
 	info    config.AdapterInfo
 	maestro Maestro
 	kube    Kube
+	view    BundleView
 	api     API
 	clock   func() time.Time
 	env     func(string) (string, bool)
@@ -91,9 +96,12 @@ func New(o Options) (*Pipeline, error) {
 	if err := checkTransports(o); err != nil {
 		return nil, err
 	}
-	p := &Pipeline{task: o.Task, info: o.Adapter, maestro: o.Maestro, kube: o.Kube, api: o.API,
+	p := &Pipeline{task: o.Task, info: o.Adapter, maestro: o.Maestro, kube: o.Kube, view: o.View, api: o.API,
 		clock: o.Clock, env: o.LookupEnv, log: o.Logger, celTimeout: o.CELTimeout,
 		templateTimeout: o.TemplateTimeout, config: o.Config, tracer: o.Tracer}
+	if p.maestro != nil {
+		p.maestro = counting{p.maestro}
+	}
 	if p.clock == nil {
 		p.clock = time.Now
 	}
@@ -130,6 +138,8 @@ func New(o Options) (*Pipeline, error) {
 // whether it should be acknowledged, redelivered or dead-lettered.
 func (p *Pipeline) Run(ctx context.Context, ev Event) *Result {
 	r := newRun(p, ev)
+	var requests atomic.Int64
+	ctx = withRequestCounter(ctx, &requests)
 	r.ctx = ctx
 	r.withTraceID(ctx)
 	ok := r.phase(ctx, SpanParams, r.resolveParams) && r.phase(ctx, SpanPreconditions, r.checkPreconditions)
@@ -141,6 +151,7 @@ func (p *Pipeline) Run(ctx context.Context, ev Event) *Result {
 	if !r.gone {
 		r.phase(ctx, SpanPost, func(ctx context.Context) bool { r.runPost(ctx); return true })
 	}
+	r.result.MaestroRequests = int(requests.Load())
 	r.result.finish()
 	return r.result
 }
@@ -154,7 +165,9 @@ func (r *eventRun) reconcileBundles(ctx context.Context) {
 	for i := range r.p.task.Resources {
 		bs[i] = r.resolve(&r.p.task.Resources[i])
 	}
-	r.discover(ctx, bs)
+	if !r.discoverFromView(ctx, bs) {
+		r.discover(ctx, bs)
+	}
 	for _, b := range bs {
 		bctx, span := r.p.startSpan(ctx, SpanBundle)
 		if b.out.State != StateFailed {

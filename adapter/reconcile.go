@@ -106,6 +106,9 @@ func (r *eventRun) creationSkipped(b *bundle) {
 // render renders the desired bundle once per event and returns its fingerprint.
 func (r *eventRun) render(b *bundle) (string, error) {
 	if b.rendered {
+		// Rendered before this outcome was started (a view trial): the
+		// outcome still reports the fingerprint.
+		b.out.Fingerprint = b.fingerprint
 		return b.fingerprint, b.renderErr
 	}
 	b.rendered = true
@@ -193,7 +196,9 @@ func (r *eventRun) create(ctx context.Context, b *bundle, op Operation) {
 		r.fail(b, reasonFor(err), err)
 		return
 	}
-	created, err := r.p.maestro.Create(ctx, b.consumer, b.desired)
+	// Only reached after this event's read answered 404 (decide's absent
+	// row, or the read after a recreation's delete).
+	created, err := r.p.maestro.Create(WithReadAbsent(ctx), b.consumer, b.desired)
 	switch {
 	case err == nil:
 		r.observe(b, created)

@@ -60,6 +60,11 @@ type Result struct {
 	// InvalidEvent reports that the event itself is unusable (it lacks a
 	// required field): redelivering it cannot help.
 	InvalidEvent bool
+	// MaestroRequests is how many Maestro calls the event made (a
+	// GetBundles counts one). View says whether its pre-discovery came
+	// from the view (Options.View).
+	MaestroRequests int
+	View            ViewUse
 }
 
 // Disposition classifies the result for the broker.

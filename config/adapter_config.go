@@ -115,6 +115,17 @@ type MaestroConfig struct {
 	MaxConcurrentReads       int         `yaml:"max_concurrent_reads"`
 	Keepalive                Keepalive   `yaml:"keepalive"`
 	Auth                     MaestroAuth `yaml:"auth"`
+	View                     MaestroView `yaml:"view"`
+}
+
+// MaestroView configures the watch-fed view of this source's bundles
+// (maestroclient/view): with Enabled, an event whose bundles the view
+// holds, read within MaxAge, and would all decide unchanged makes no
+// Maestro request. MaxAge (default 5m) bounds how long a change no agent
+// reported on the status stream can go unseen; it never allows a write.
+type MaestroView struct {
+	Enabled bool     `yaml:"enabled"`
+	MaxAge  Duration `yaml:"max_age"`
 }
 
 // Keepalive configures gRPC keepalive pings to Maestro: a ping after Time

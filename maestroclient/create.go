@@ -19,6 +19,13 @@ import (
 //
 // A retried create whose first try reached Maestro fails with
 // ErrAlreadyExists: read the bundle again before acting on it.
+//
+// sdk-go's work client reads the bundle before it publishes, to refuse a
+// create of one that exists. When ctx carries adapter.WithReadAbsent (the
+// caller's own read just answered 404) that read is skipped: Maestro's
+// unique bundle id refuses the create of an existing bundle, deleting or
+// not, and the refusal ("already exists") is ErrAlreadyExists as well
+// (the contract suite checks both paths on the real server).
 func (c *Client) Create(ctx context.Context, consumer string, work *workv1.ManifestWork) (*workv1.ManifestWork, error) {
 	if work == nil {
 		return nil, wrapCall("create", consumer, "", fmt.Errorf("%w: nil bundle", adapter.ErrInvalid))
@@ -28,6 +35,9 @@ func (c *Client) Create(ctx context.Context, consumer string, work *workv1.Manif
 	}
 	desired := work.DeepCopy()
 	desired.Namespace = consumer
+	if adapter.ReadAbsent(ctx) {
+		ctx = withKnownAbsent(ctx, consumer, work.Name)
+	}
 	var created *workv1.ManifestWork
 	err := c.call(ctx, "create", consumer, work.Name, func(ctx context.Context) error {
 		return c.withConsumer(ctx, consumer, func(works workv1client.ManifestWorkInterface) error {

@@ -1,6 +1,7 @@
 package maestroclient
 
 import (
+	workv1 "open-cluster-management.io/api/work/v1"
 	grpcoptions "open-cluster-management.io/sdk-go/pkg/cloudevents/generic/options/grpc"
 
 	"errors"
@@ -91,6 +92,22 @@ type Options struct {
 	// libraries (their informational messages at debug level). Default
 	// slog.Default().
 	Logger *slog.Logger
+
+	// Status, when set, receives the source's status stream: the client
+	// subscribes (a Pool: its first Client only) and hands every status
+	// event and every (re)subscription to it (see maestroclient/view).
+	// nil (the default): no subscription, as status is read with Get.
+	Status StatusSink
+}
+
+// StatusSink receives a source's status stream. Calls come from the
+// client's receiving goroutine, one at a time; they must not block.
+type StatusSink interface {
+	// Subscribed is called after every (re)subscription: events may have
+	// been lost before it.
+	Subscribed()
+	// Status is one status event as sdk-go's source codec decodes it.
+	Status(work *workv1.ManifestWork)
 }
 
 // TLSOptions holds the transport security of one connection. With no file

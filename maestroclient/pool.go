@@ -21,7 +21,8 @@ var _ adapter.Maestro = (*Pool)(nil)
 // Every call for a bundle goes through the same Client, chosen by a hash of
 // consumer and name: the writes of one bundle keep the order the caller
 // makes them in, exactly as with one Client. No Client subscribes to status
-// events (see newSourceClient). All Clients share one REST connection pool
+// events (see newSourceClient) but the first, when Options.Status asks for
+// the stream. All Clients share one REST connection pool
 // and its read slots (Options.MaxConcurrentReads).
 //
 // A Pool is safe for concurrent use. Create it with NewPool and release it
@@ -42,7 +43,10 @@ func NewPool(ctx context.Context, opts Options) (*Pool, error) {
 		return nil, fmt.Errorf("maestroclient: %w", err)
 	}
 	p := &Pool{clients: make([]*Client, 0, opts.Clients)}
-	for range opts.Clients {
+	for i := range opts.Clients {
+		if i > 0 {
+			opts.Status = nil // one subscription per pool: every client would get every event
+		}
 		c, err := newClient(ctx, opts, rest)
 		if err != nil {
 			_ = p.Close()

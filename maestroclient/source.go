@@ -20,13 +20,13 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/adapter"
 )
 
-// newSourceClient is maestro's grpcsource work client without its status
-// subscription: the same sdk-go ManifestWorkSourceClient and CloudEvents
-// source client, over a store that reads bundles through REST as
-// grpcsource's does, but never subscribed to the source's status events.
-// The adapter reads status with Get and never watches, so the subscription
-// only cost CPU on both ends: Maestro encoded every agent status update for
-// every client of a source, and each client decoded it and dropped it.
+// newSourceClient is maestro's grpcsource work client: the same sdk-go
+// ManifestWorkSourceClient and CloudEvents source client, over a store that
+// reads bundles through REST as grpcsource's does. It subscribes to the
+// source's status events only when opts.Status wants them (the bundle
+// view): otherwise the subscription only cost CPU on both ends, Maestro
+// encoding every agent status update for every client of a source and
+// each client decoding it and dropping it.
 func newSourceClient(ctx context.Context, rest *restReader, dialer *grpcoptions.GRPCDialer,
 	opts Options) (*sourceclient.ManifestWorkSourceClient, error) {
 	sourceID := opts.SourceID
@@ -40,6 +40,9 @@ func newSourceClient(ctx context.Context, rest *restReader, dialer *grpcoptions.
 		sourcecodec.NewManifestBundleCodec())
 	if err != nil {
 		return nil, err
+	}
+	if opts.Status != nil {
+		subscribeStatus(ctx, ce, opts.Status)
 	}
 	return sourceclient.NewManifestWorkSourceClient(sourceID, &restStore{rest: rest, sourceID: sourceID}, ce), nil
 }
@@ -57,8 +60,12 @@ var _ store.ClientWatcherStore[*workv1.ManifestWork] = (*restStore)(nil)
 
 var errNoWatch = errors.New("maestroclient: watching and listing bundles is not supported")
 
-// Get reads the bundle; a 404 is (nil, false, nil).
+// Get reads the bundle; a 404 is (nil, false, nil). A bundle ctx marks
+// known absent (withKnownAbsent) is (nil, false, nil) without a read.
 func (s *restStore) Get(ctx context.Context, namespace, name string) (*workv1.ManifestWork, bool, error) {
+	if knownAbsent(ctx, namespace, name) {
+		return nil, false, nil
+	}
 	work, err := s.rest.bundle(ctx, utils.UID(s.sourceID, common.ManifestWorkGR.String(), namespace, name))
 	switch {
 	case errors.Is(err, adapter.ErrNotFound):
@@ -86,3 +93,35 @@ func (s *restStore) Add(runtime.Object) error    { return nil }
 func (s *restStore) Update(runtime.Object) error { return nil }
 func (s *restStore) Delete(runtime.Object) error { return nil }
 func (s *restStore) HasInitiated() bool          { return true }
+
+// subscribeStatus hands ce's status events and (re)subscriptions to sink
+// until ctx ends.
+func subscribeStatus(ctx context.Context, ce *ceclients.CloudEventSourceClient[*workv1.ManifestWork], sink StatusSink) {
+	ce.Subscribe(ctx, func(_ context.Context, work *workv1.ManifestWork) error {
+		sink.Status(work)
+		return nil
+	})
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-ce.SubscribedChan():
+				sink.Subscribed()
+			}
+		}
+	}()
+}
+
+type knownAbsentKey struct{}
+
+// withKnownAbsent marks ctx for sdk-go's existence check of a create: the
+// caller's own read of consumer/name answered 404 in this event.
+func withKnownAbsent(ctx context.Context, consumer, name string) context.Context {
+	return context.WithValue(ctx, knownAbsentKey{}, adapter.BundleKey{Consumer: consumer, Name: name})
+}
+
+func knownAbsent(ctx context.Context, consumer, name string) bool {
+	k, ok := ctx.Value(knownAbsentKey{}).(adapter.BundleKey)
+	return ok && k == adapter.BundleKey{Consumer: consumer, Name: name}
+}

@@ -4,6 +4,7 @@
 package metrics
 
 import (
+	"strconv"
 	"sync"
 	"time"
 
@@ -27,6 +28,8 @@ type Metrics struct {
 	apiRequests     *prometheus.CounterVec
 	redeliveries    prometheus.Counter
 	deadLetters     *prometheus.CounterVec
+	viewLookups     *prometheus.CounterVec
+	eventRequests   *prometheus.HistogramVec
 
 	hf *hyperfleet // HyperFleet adapter's names (HyperFleet); nil until registered
 
@@ -48,6 +51,11 @@ func New() *Metrics {
 	m.apiRequests = f.counterVec("api_requests_total", "HyperFleet API calls by method and HTTP status (or error).", "method", "code")
 	m.redeliveries = f.counter("broker_redeliveries_total", "Messages handed back to the broker for redelivery.")
 	m.deadLetters = f.counterVec("broker_dead_letters_total", "Messages dead-lettered, by kind (malformed, invalid, max_deliveries).", "kind")
+	m.viewLookups = f.counterVec("view_lookups_total", "Events whose pre-discovery consulted the bundle view, by result: hit (every bundle served by the view, unchanged, no Maestro request) or miss (Maestro read).", "result")
+	m.eventRequests = prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: "bundle_adapter", Name: "event_maestro_requests",
+		Help:    "Maestro requests one event made, by whether every bundle of the event was unchanged (unchanged=true). Sum over count of unchanged=\"true\" is the Maestro requests per unchanged event.",
+		Buckets: []float64{0, 1, 2, 3, 5, 8}}, []string{"unchanged"})
+	m.Registry.MustRegister(m.eventRequests)
 	m.Registry.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return m
 }
@@ -95,6 +103,7 @@ func (m *Metrics) processed(res *adapter.Result, took time.Duration, outcome str
 	if hf := m.hyperfleet(); hf != nil {
 		hf.processed(res, took)
 	}
+	m.requests(res)
 	for _, b := range res.Bundles {
 		if b.Operation == "" {
 			continue
@@ -102,6 +111,19 @@ func (m *Metrics) processed(res *adapter.Result, took time.Duration, outcome str
 		m.bundleOps.WithLabelValues(string(b.Operation), string(b.State)).Inc()
 		m.track(b)
 	}
+}
+
+// requests records how many Maestro requests the event made and whether
+// the view served it.
+func (m *Metrics) requests(res *adapter.Result) {
+	if res.View != adapter.ViewNone {
+		m.viewLookups.WithLabelValues(string(res.View)).Inc()
+	}
+	unchanged := len(res.Bundles) > 0
+	for _, b := range res.Bundles {
+		unchanged = unchanged && b.Operation == adapter.OpUnchanged && b.State == adapter.StateDone
+	}
+	m.eventRequests.WithLabelValues(strconv.FormatBool(unchanged)).Observe(float64(res.MaestroRequests))
 }
 
 // track keeps the pending-deletion gauges: a bundle counts from the event

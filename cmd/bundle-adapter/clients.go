@@ -10,6 +10,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
+	"github.com/bundle-adapter/bundle-adapter/maestroclient/view"
 	"github.com/bundle-adapter/bundle-adapter/tracing"
 )
 
@@ -17,8 +18,23 @@ import (
 // source connections, so creates are not capped by one connection's
 // publish limiter; the writes of one bundle always go through the same
 // one) configured by maestroOptions.
-func newMaestro(ctx context.Context, c config.MaestroConfig, log *slog.Logger) (*maestroclient.Pool, error) {
-	return maestroclient.NewPool(ctx, maestroOptions(c, log))
+//
+// With maestro.view.enabled the pool feeds the returned view with its
+// status stream, and the returned Maestro feeds it with its reads (see
+// maestroclient/view); the view is nil otherwise and Maestro is the pool.
+func newMaestro(ctx context.Context, c config.MaestroConfig, log *slog.Logger) (*maestroclient.Pool, adapter.Maestro, adapter.BundleView, error) {
+	opts := maestroOptions(c, log)
+	var v *view.View
+	if c.View.Enabled {
+		v = view.New(view.Options{MaxAge: c.View.MaxAge.D()})
+		opts.Status = v
+	}
+	pool, err := maestroclient.NewPool(ctx, opts)
+	if err != nil || v == nil {
+		return pool, pool, nil, err
+	}
+	log.Info("bundle view enabled: unchanged events skip their Maestro read", "max_age", c.View.MaxAge.D().String())
+	return pool, view.Maestro(pool, v), v, nil
 }
 
 // maestroOptions maps the adapter config onto the Maestro client options.

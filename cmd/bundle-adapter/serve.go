@@ -100,13 +100,13 @@ func serve(ctx context.Context, cfg *config.Config, listen listeners, log *slog.
 	}()
 	m := metrics.New()
 	m.HyperFleet(metrics.BuildInfo{Component: cfg.Adapter.Info.Name, Version: version, Commit: commit})
-	mc, err := newMaestro(context.WithoutCancel(ctx), cfg.Adapter.Clients.Maestro, log)
+	mc, fed, bv, err := newMaestro(context.WithoutCancel(ctx), cfg.Adapter.Clients.Maestro, log)
 	if err != nil {
 		return fmt.Errorf("maestro client: %w", err)
 	}
 	defer mc.Close()
 	pipeline, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info,
-		Maestro: tracing.Maestro(m.Maestro(mc), tp.Tracer()), API: m.API(newAPI(cfg.Adapter.Clients.HyperfleetAPI, tp)), Logger: log,
+		Maestro: tracing.Maestro(m.Maestro(fed), tp.Tracer()), View: bv, API: m.API(newAPI(cfg.Adapter.Clients.HyperfleetAPI, tp)), Logger: log,
 		Config: cfg.Adapter.Values(), Tracer: tp.Tracer()})
 	if err != nil {
 		return err

@@ -72,6 +72,7 @@ var Scenarios = []Scenario{
 	{"CreateWhileDeleting", createWhileDeleting},
 	{"UnregisteredConsumer", unregisteredConsumer},
 	{"GetBundlesMatchesGet", getBundlesMatchesGet},
+	{"CreateAfterAStaleReadAbsent", createAfterStaleReadAbsent},
 }
 
 // Run runs every scenario as a subtest of t.
@@ -306,6 +307,45 @@ func unregisteredConsumer(t *testing.T, h Harness) {
 	}
 	_, err = h.Maestro().Get(ctx, c, name)
 	wantErr(t, "Get for an unregistered consumer", err, adapter.ErrNotFound)
+}
+
+// createAfterStaleReadAbsent: a Create marked adapter.WithReadAbsent (the
+// caller read 404, which may be stale: another replica created the work
+// since, or is deleting it) keeps the contract of an unmarked one: it
+// fails with ErrAlreadyExists and changes nothing while a work of that name
+// exists, deleting or not; an unregistered consumer is still named; once
+// the deletion is confirmed it creates.
+func createAfterStaleReadAbsent(t *testing.T, h Harness) {
+	ctx := testContext(t, h)
+	marked := adapter.WithReadAbsent(ctx)
+	c, name := h.Registered(), h.Unique("absent")
+	mustCreate(t, ctx, h, c, Work(name, "one"))
+	eventuallyGet(t, ctx, h, c, name, "the created work", func(*workv1.ManifestWork) bool { return true })
+	_, err := h.Maestro().Create(marked, c, Work(name, "two"))
+	wantErr(t, "Create marked read-absent of an existing work", err, adapter.ErrAlreadyExists)
+	if got := mustGet(t, ctx, h, c, name); got.Labels[LabelKey] != "one" || got.DeletionTimestamp != nil {
+		t.Errorf("after a refused Create: %s, want the live work revision one", summary(got))
+	}
+	if err := h.Maestro().Delete(ctx, c, name); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	eventuallyDeleting(t, ctx, h, c, name)
+	_, err = h.Maestro().Create(marked, c, Work(name, "two"))
+	wantErr(t, "Create marked read-absent while the work is being deleted", err, adapter.ErrAlreadyExists)
+	if got := mustGet(t, ctx, h, c, name); got.Labels[LabelKey] != "one" || got.DeletionTimestamp == nil {
+		t.Errorf("after a refused Create: %s, want the deleting work revision one", summary(got))
+	}
+	other := h.Unregistered()
+	_, err = h.Maestro().Create(marked, other, Work(h.Unique("absent"), "one"))
+	wantErr(t, "Create marked read-absent for an unregistered consumer", err, adapter.ErrConsumerNotRegistered)
+	h.Confirm(t, c, name)
+	eventuallyNotFound(t, ctx, h, c, name)
+	if _, err := h.Maestro().Create(marked, c, Work(name, "two")); err != nil {
+		t.Fatalf("Create marked read-absent after the confirmed deletion: %v", err)
+	}
+	eventuallyGet(t, ctx, h, c, name, "the re-created work", func(w *workv1.ManifestWork) bool {
+		return w.Labels[LabelKey] == "two"
+	})
 }
 
 // LabelKey is the label every scenario work carries, with the revision as

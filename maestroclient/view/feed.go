@@ -1,0 +1,73 @@
+package view
+
+import (
+	"time"
+
+	workv1 "open-cluster-management.io/api/work/v1"
+)
+
+// Token marks when a read began; see Begin and Observe.
+type Token uint64
+
+// Begin is called before a read of Maestro; its token goes to Observe.
+func (v *View) Begin() Token {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return Token(v.seq)
+}
+
+// Observe stores what Maestro answered to a read that began at t: the
+// bundle, or nil for a 404 (the entry is forgotten). Nothing is stored when
+// the view forgot an entry or was dropped after t, or the entry changed
+// after t: the answer may be older than what the view learned since.
+func (v *View) Observe(t Token, consumer, name string, work *workv1.ManifestWork) {
+	k := key{consumer, name}
+	if work == nil {
+		v.Forget(consumer, name)
+		return
+	}
+	e, ok := newEntry(work, v.clock())
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !ok {
+		v.forget(k)
+		return
+	}
+	if uint64(t) < v.dropped || v.entries[k].seq > uint64(t) {
+		return
+	}
+	v.seq++
+	e.seq = v.seq
+	v.entries[k] = e
+	if v.observed++; v.observed%sweepEvery == 0 {
+		v.sweep(e.read)
+	}
+}
+
+// Forget drops the entry of one bundle (after a write, or a stream event
+// the view cannot apply); reads in flight will not store theirs.
+func (v *View) Forget(consumer, name string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.forget(key{consumer, name})
+}
+
+func (v *View) forget(k key) {
+	delete(v.entries, k)
+	v.seq++
+	v.dropped = v.seq
+}
+
+// sweepEvery is how many stored reads pass between two sweeps.
+const sweepEvery = 1024
+
+// sweep drops entries past MaxAge: Lookup misses them anyway, and a bundle
+// never read again (its cluster gone without this adapter's delete) would
+// otherwise stay in memory. Caller holds v.mu.
+func (v *View) sweep(now time.Time) {
+	for k, e := range v.entries {
+		if now.Sub(e.read) > v.maxAge {
+			delete(v.entries, k)
+		}
+	}
+}

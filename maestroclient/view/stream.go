@@ -1,0 +1,93 @@
+package view
+
+import (
+	"k8s.io/apimachinery/pkg/types"
+	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/bundle-adapter/bundle-adapter/bundles"
+)
+
+// Subscribed is called when the status stream is (re)subscribed: status
+// events may have been lost before, so every entry is dropped, reads in
+// flight store nothing, and the view trusts only what is read from now on.
+// Before the first call (unless Options.Synced) Lookup misses everything.
+func (v *View) Subscribed() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	clear(v.entries)
+	v.seq++
+	v.dropped = v.seq
+	v.synced = true
+}
+
+// Status applies one event of the source's status stream, as sdk-go's
+// source codec decodes it: name and namespace from the work metadata
+// Maestro attaches, generation = Maestro's resource version, annotations
+// and spec as last written, status as the agent reported. An entry whose
+// generation and fingerprint annotation the event matches takes its
+// status; one the event shows deleting, deleted or written by someone else
+// is forgotten. An event for a bundle without an entry is ignored: entries
+// come from reads only. An event without the bundle's name (no work
+// metadata) forgets every entry of that uid.
+func (v *View) Status(work *workv1.ManifestWork) {
+	if work == nil {
+		return
+	}
+	if work.Namespace == "" || work.Name == "" || work.Name == string(work.UID) {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		v.forgetUID(work.UID)
+		return
+	}
+	k := key{work.Namespace, work.Name}
+	v.mu.RLock()
+	e, ok := v.entries[k]
+	v.mu.RUnlock()
+	if !ok {
+		return
+	}
+	next, fresh := e.withStatus(work)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if cur, still := v.entries[k]; !still || cur.seq != e.seq {
+		// Changed meanwhile: the status may be older than what changed it.
+		v.forget(k)
+		return
+	}
+	if !fresh {
+		v.forget(k)
+		return
+	}
+	v.seq++
+	next.seq = v.seq
+	v.entries[k] = next
+}
+
+// withStatus is e with the status of a stream event; false when the event
+// shows the bundle deleting, written by someone else, or e cannot be
+// repacked.
+func (e entry) withStatus(work *workv1.ManifestWork) (entry, bool) {
+	if deleting(work) || !e.sameSpec(work) {
+		return entry{}, false
+	}
+	w, err := unpack(e.packed)
+	if err != nil {
+		return entry{}, false
+	}
+	work.Status.DeepCopyInto(&w.Status)
+	next, ok := newEntry(w, e.read)
+	return next, ok
+}
+
+func (e entry) sameSpec(got *workv1.ManifestWork) bool {
+	return e.generation == got.Generation && e.uid == got.UID &&
+		e.fingerprint == got.Annotations[bundles.FingerprintAnnotation]
+}
+
+func (v *View) forgetUID(uid types.UID) {
+	for k, e := range v.entries {
+		if e.uid == uid {
+			v.forget(k)
+		}
+	}
+}

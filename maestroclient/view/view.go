@@ -1,0 +1,127 @@
+package view
+
+import (
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/bundle-adapter/bundle-adapter/bundles"
+)
+
+// DefaultMaxAge is Options.MaxAge when it is zero.
+const DefaultMaxAge = 5 * time.Minute
+
+// Options configures a View.
+type Options struct {
+	// MaxAge is how long after a read an entry may be trusted; zero means
+	// DefaultMaxAge. Past it the next event reads Maestro (and refreshes
+	// the entry). It bounds how long a change the stream did not carry
+	// (another writer's delete while no agent reports) can go unseen.
+	MaxAge time.Duration
+	// Clock defaults to time.Now.
+	Clock func() time.Time
+	// Synced starts the view as if a subscription had completed: for a
+	// view without a stream (tests, dry-run), which then relies on reads
+	// and MaxAge alone.
+	Synced bool
+}
+
+// View is the watch-fed view of this source's bundles. It is safe for
+// concurrent use. Create it with New.
+type View struct {
+	maxAge time.Duration
+	clock  func() time.Time
+
+	mu      sync.RWMutex
+	entries map[key]entry
+	synced  bool
+	// seq numbers every change; dropped is the seq of the last forget or
+	// drop. A read that began at a token before dropped stores nothing.
+	seq, dropped uint64
+	observed     uint64 // reads stored, for sweep
+}
+
+type key struct{ consumer, name string }
+
+type entry struct {
+	packed []byte // the bundle, see pack
+	// What Lookup and Status decide on, kept unpacked.
+	uid         types.UID
+	generation  int64
+	fingerprint string
+	deleting    bool
+	read        time.Time // when Maestro answered with it
+	seq         uint64
+}
+
+// newEntry packs work; it returns false when work cannot be packed (the
+// view then forgets the bundle: a miss costs a read, nothing else).
+func newEntry(work *workv1.ManifestWork, read time.Time) (entry, bool) {
+	packed, err := pack(work)
+	if err != nil {
+		return entry{}, false
+	}
+	return entry{packed: packed, uid: work.UID, generation: work.Generation,
+		fingerprint: work.Annotations[bundles.FingerprintAnnotation], deleting: deleting(work), read: read}, true
+}
+
+// New returns an empty view.
+func New(o Options) *View {
+	if o.MaxAge <= 0 {
+		o.MaxAge = DefaultMaxAge
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	return &View{maxAge: o.MaxAge, clock: o.Clock, entries: map[key]entry{}, synced: o.Synced}
+}
+
+// Lookup returns the bundle as Maestro last answered for it, with the
+// stream's latest status, when it may be trusted: the view is synced, the
+// entry was read within MaxAge, and the bundle is present and not being
+// deleted. ok false means: read Maestro. The returned work is the
+// caller's own copy.
+func (v *View) Lookup(consumer, name string) (*workv1.ManifestWork, bool) {
+	v.mu.RLock()
+	e, found := v.entries[key{consumer, name}]
+	synced := v.synced
+	v.mu.RUnlock()
+	if !synced || !found || v.clock().Sub(e.read) > v.maxAge || e.deleting {
+		return nil, false
+	}
+	work, err := unpack(e.packed)
+	if err != nil {
+		return nil, false
+	}
+	return work, true
+}
+
+// Len is the number of entries held.
+func (v *View) Len() int {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return len(v.entries)
+}
+
+// deleting reports whether the bundle is being deleted or gone, by its
+// deletionTimestamp or the agent's Deleting/Deleted conditions.
+func deleting(w *workv1.ManifestWork) bool {
+	return w.DeletionTimestamp != nil ||
+		meta.IsStatusConditionTrue(w.Status.Conditions, workv1.WorkDeleting) ||
+		meta.IsStatusConditionTrue(w.Status.Conditions, conditionDeleted)
+}
+
+// conditionDeleted is the condition the agent sets when it confirmed a
+// deletion (sdk-go common.ResourceDeleted); Maestro then deletes the bundle.
+const conditionDeleted = "Deleted"
+
+// Synced reports whether a subscription completed (or Options.Synced):
+// from then on reads fill the view.
+func (v *View) Synced() bool {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return v.synced
+}

@@ -1,0 +1,189 @@
+package maestroclient_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/maestroclient"
+	"github.com/bundle-adapter/bundle-adapter/maestroclient/agentsim"
+)
+
+// restCounter is a reverse proxy to Maestro's REST API that counts the
+// requests going through it.
+func restCounter(t *testing.T, s server) (string, *atomic.Int64) {
+	t.Helper()
+	target, err := url.Parse(s.rest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := new(atomic.Int64)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, n
+}
+
+// A create marked adapter.WithReadAbsent makes no REST request (sdk-go's
+// read before the publish is skipped); an unmarked one makes one. Both
+// get ErrAlreadyExists for an existing bundle, from the store read or from
+// Maestro itself.
+func TestCreateAfterReadAbsentSkipsTheRead(t *testing.T) {
+	s := requireServer(t)
+	consumer := register(t, s, "absent")
+	restURL, requests := restCounter(t, s)
+	c := newClient(t, s, func(o *maestroclient.Options) { o.HTTPURL = restURL })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	marked := adapter.WithReadAbsent(ctx)
+	name := unique("absent")
+	t.Cleanup(func() { _ = c.Delete(context.Background(), consumer, name) })
+
+	tests := []struct {
+		name     string
+		ctx      context.Context
+		wantErr  error
+		requests int64
+	}{
+		{"marked, absent: created without a read", marked, nil, 0},
+		{"marked, exists: Maestro refuses, no read", marked, adapter.ErrAlreadyExists, 0},
+		{"unmarked, exists: refused by sdk-go's read", ctx, adapter.ErrAlreadyExists, 1},
+	}
+	for _, tt := range tests {
+		before := requests.Load()
+		_, err := c.Create(tt.ctx, consumer, bundle(name, "v1"))
+		if (tt.wantErr == nil && err != nil) || (tt.wantErr != nil && !errors.Is(err, tt.wantErr)) {
+			t.Fatalf("%s: err %v, want %v", tt.name, err, tt.wantErr)
+		}
+		if got := requests.Load() - before; got != tt.requests {
+			t.Errorf("%s: %d REST requests, want %d", tt.name, got, tt.requests)
+		}
+	}
+}
+
+// recordingSink records what the status stream delivers.
+type recordingSink struct {
+	mu          sync.Mutex
+	subscribed  int
+	events      []*workv1.ManifestWork
+	subscribedC chan struct{}
+}
+
+func (r *recordingSink) Subscribed() {
+	r.mu.Lock()
+	r.subscribed++
+	r.mu.Unlock()
+	select {
+	case r.subscribedC <- struct{}{}:
+	default:
+	}
+}
+
+func (r *recordingSink) Status(w *workv1.ManifestWork) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, w.DeepCopy())
+}
+
+func (r *recordingSink) find(name string, cond func(*workv1.ManifestWork) bool) *workv1.ManifestWork {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, w := range r.events {
+		if w.Name == name && cond(w) {
+			return w
+		}
+	}
+	return nil
+}
+
+// What the source's status stream carries on the real server (see
+// docs/architecture.md): after a (re)subscription signal, an agent's status
+// comes with the bundle's name, namespace, annotations (the fingerprint),
+// generation and spec; a deletion shows as the Deleting condition, never
+// as a deletionTimestamp, and its confirmation as Deleted.
+func TestStatusStreamCarries(t *testing.T) {
+	s := requireServer(t)
+	consumer := register(t, s, "stream")
+	agent := startAgent(t, s, consumer, func(o *agentsim.Options) { o.Delete = agentsim.DeleteOnRelease })
+	sink := &recordingSink{subscribedC: make(chan struct{}, 1)}
+	c := newClient(t, s, func(o *maestroclient.Options) { o.Status = sink })
+	select {
+	case <-sink.subscribedC:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no subscription signal within 30s")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	name := unique("stream")
+	w := bundle(name, "v1")
+	w.Annotations = map[string]string{"bundle-adapter.io/fingerprint": "fp-1"}
+	if _, err := c.Create(ctx, consumer, w); err != nil {
+		t.Fatal(err)
+	}
+	var applied *workv1.ManifestWork
+	eventually(t, 30*time.Second, "an Applied status on the stream", func() error {
+		applied = sink.find(name, func(w *workv1.ManifestWork) bool {
+			return meta.IsStatusConditionTrue(w.Status.Conditions, workv1.WorkApplied)
+		})
+		if applied == nil {
+			return errors.New("not yet")
+		}
+		return nil
+	})
+	read, err := c.Get(ctx, consumer, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct{ what, got, want string }{
+		{"namespace", applied.Namespace, consumer},
+		{"uid", string(applied.UID), string(read.UID)},
+		{"generation", fmt.Sprint(applied.Generation), fmt.Sprint(read.Generation)},
+		{"fingerprint annotation", applied.Annotations["bundle-adapter.io/fingerprint"], "fp-1"},
+		{"label", applied.Labels["test"], "maestroclient"},
+		{"manifests", fmt.Sprint(len(applied.Spec.Workload.Manifests)), "1"},
+	}
+	for _, ch := range checks {
+		if ch.got != ch.want {
+			t.Errorf("stream %s = %q, want %q", ch.what, ch.got, ch.want)
+		}
+	}
+	if err := c.Delete(ctx, consumer, name); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "a Deleting status on the stream", func() error {
+		d := sink.find(name, func(w *workv1.ManifestWork) bool {
+			return meta.IsStatusConditionTrue(w.Status.Conditions, workv1.WorkDeleting)
+		})
+		if d == nil {
+			return errors.New("not yet")
+		}
+		if d.DeletionTimestamp != nil {
+			t.Logf("the stream carried a deletionTimestamp: %v", d.DeletionTimestamp)
+		}
+		return nil
+	})
+	agent.Release(ctx, string(read.UID))
+	eventually(t, 60*time.Second, "a Deleted confirmation on the stream", func() error {
+		if sink.find(name, func(w *workv1.ManifestWork) bool {
+			return meta.IsStatusConditionTrue(w.Status.Conditions, "Deleted")
+		}) == nil {
+			return errors.New("not yet")
+		}
+		return nil
+	})
+}
