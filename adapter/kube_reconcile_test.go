@@ -257,3 +257,24 @@ func TestKubeOptionsRequired(t *testing.T) {
 		t.Errorf("New with Kube and without Maestro: %v", err)
 	}
 }
+
+// A recreate whose create meets a 409 (another replica created the object
+// between the 404 and the create) is pending, not failed: the next event
+// sees the object and its fingerprint.
+func TestKubeRecreateRacedIsPending(t *testing.T) {
+	h := newKubeHarness(t)
+	old := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Namespace",
+		"metadata": map[string]any{"name": "ns-x", "annotations": map[string]any{bundles.FingerprintAnnotation: "stale"}},
+	}}
+	if err := h.kube.Seed(old); err != nil {
+		t.Fatal(err)
+	}
+	h.kube.FailNext(memkube.VerbCreate, 1, fmt.Errorf("%w: raced", adapter.ErrAlreadyExists))
+	res := h.event(map[string]any{"recreate": true})
+	wantOutcome(t, res.Bundles[0], adapter.OpRecreate, adapter.StatePending, adapter.ReasonRecreationPending)
+	want := "get Namespace, list ConfigMap, delete Namespace Orphan, get Namespace, create Namespace, create ConfigMap"
+	if got := strings.Join(h.calls(), ", "); got != want {
+		t.Errorf("calls\n got  %s\n want %s", got, want)
+	}
+}

@@ -21,6 +21,7 @@ func resolveTransport(r *Resource) string {
 		}
 	}
 	r.Transport.Client = TransportKubernetes
+	r.transportDefaulted = true
 	return r.Transport.Client
 }
 
@@ -33,6 +34,9 @@ func compileKubeResource(l *errorList, env *CELEnv, refs refs, r *Resource, path
 		l.warn(path+".transport.maestro", "has no effect on a kubernetes resource: it is applied to the cluster of clients.kubernetes")
 	}
 	compileManifest(l, refs, r, path+".manifest")
+	if r.transportDefaulted && r.Manifest != nil && r.Manifest.Compiled != nil && r.Manifest.Compiled.RootKind() == "ManifestWork" {
+		l.add(path+".transport", "is required: {client: maestro, maestro: {target_cluster: ...}} (the manifest is a ManifestWork; without a transport it would be applied to the cluster as an object)")
+	}
 	if r.Discovery != nil {
 		compileDiscovery(l, r.Discovery, path+".discovery")
 		checkKubeDiscovery(l, r.Discovery, path+".discovery")

@@ -149,3 +149,11 @@ func TestUndeclaredReferenceInOptionalParam(t *testing.T) {
 		`undeclared-required.yaml:11: params[2].source.expression: CEL:`,
 	})
 }
+
+// A resource without transport is a kubernetes one, except a ManifestWork
+// (inline or by ref): a Maestro config that forgot its transport is
+// refused, not applied to the cluster as an object.
+func TestManifestWorkWithoutTransportIsRefused(t *testing.T) {
+	_, err := LoadTaskConfig(kubeFile(filepath.Join("work-ref", "task.yaml")))
+	assertErrors(t, err, []string{`task.yaml:4: resources[0].transport: is required: {client: maestro, maestro: {target_cluster: ...}}`})
+}

@@ -215,6 +215,8 @@ type Resource struct {
 	RecreateOnChange bool `yaml:"recreate_on_change"`
 
 	workName *Template // compiled at load; see WorkName
+	// transportDefaulted: no transport was written (kubernetes by default).
+	transportDefaulted bool
 }
 
 // Transport clients.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -128,4 +129,40 @@ func statusConditions(t *testing.T, r report) string {
 	}
 	t.Fatal("no status PUT in the report")
 	return ""
+}
+
+// HyperFleet's own command line for its kubernetes dry-runs (serve
+// --dry-run-*) runs the kubernetes resources against the in-memory API
+// server seeded from its discovery file, and reports the API server calls:
+// the ConfigMap deleted first, then the Namespace with its propagation.
+func TestServeDryRunKubernetes(t *testing.T) {
+	dir := filepath.Join("testdata", "hyperfleet-shapes")
+	code, out, errOut := runCLI(t, "serve", "--dry-run-verbose",
+		"-c", filepath.Join(dir, "kubernetes", "adapter-config.yaml"),
+		"-t", filepath.Join(dir, "kubernetes-delete", "task-config.yaml"),
+		"--dry-run-event", filepath.Join(dir, "kubernetes", "event.json"),
+		"--dry-run-api-responses", filepath.Join(dir, "kubernetes", "api-responses-delete.json"),
+		"--dry-run-discovery", filepath.Join(dir, "kubernetes", "discovery.json"),
+		"--dry-run-output", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	var r struct {
+		KubeCalls []struct{ Verb, Kind, Namespace, Name, Propagation string } `json:"kubeCalls"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("not the JSON report: %v\n%s", err, out)
+	}
+	var got []string
+	for _, c := range r.KubeCalls {
+		got = append(got, strings.TrimSpace(c.Verb+" "+c.Kind+" "+objectPath(c.Namespace, c.Name)+" "+c.Propagation))
+	}
+	want := []string{
+		"get ConfigMap m4/m4-settings", "get Namespace m4",
+		"delete ConfigMap m4/m4-settings Background", "get ConfigMap m4/m4-settings",
+		"delete Namespace m4 Foreground", "get Namespace m4",
+	}
+	if strings.Join(got, ", ") != strings.Join(want, ", ") {
+		t.Errorf("kube calls\n got  %v\n want %v", got, want)
+	}
 }
