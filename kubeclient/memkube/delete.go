@@ -37,6 +37,10 @@ func (s *Store) Delete(ctx context.Context, ref adapter.KubeRef, propagation str
 	if !ok {
 		return notFound("delete", ref)
 	}
+	if ref.UID != "" && string(obj.GetUID()) != ref.UID {
+		return fmt.Errorf("%w: memkube: delete %s: 409, uid precondition %s, the object has uid %s",
+			adapter.ErrNotFound, describe(ref), ref.UID, obj.GetUID())
+	}
 	if obj.GetDeletionTimestamp() != nil {
 		return nil
 	}
