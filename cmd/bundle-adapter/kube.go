@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 
+	"k8s.io/klog/v2"
+
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/health"
 	"github.com/bundle-adapter/bundle-adapter/kubeclient"
@@ -46,4 +48,12 @@ func kubeCheck(kc *kubeclient.Client) health.Check {
 		defer cancel()
 		return kc.Ping(ctx)
 	}
+}
+
+// routeClientGoLogs sends what client-go logs through klog's global logger
+// (a discovery request that failed, a response it could not read) to the
+// adapter's structured log instead of klog's text lines on stderr. It is
+// process-wide; serve calls it when the kubernetes transport is in use.
+func routeClientGoLogs(log *slog.Logger) {
+	klog.SetSlogLogger(log.With("component", "client-go"))
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -8,11 +9,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/kubeclient"
@@ -106,5 +109,18 @@ func TestReadinessProbesTheAPIServer(t *testing.T) {
 	}
 	if p := paths.Load(); p != "/readyz" {
 		t.Errorf("probe asked %v, want /readyz", p)
+	}
+}
+
+// client-go's own log lines (through klog) reach the adapter's JSON log.
+func TestClientGoLogsAreStructured(t *testing.T) {
+	var buf bytes.Buffer
+	routeClientGoLogs(slog.New(slog.NewJSONHandler(&buf, nil)))
+	defer klog.ClearLogger()
+	klog.ErrorS(nil, "Unhandled Error", "err", "couldn't get current server API group list")
+	klog.Flush()
+	out := buf.String()
+	if !strings.Contains(out, `"component":"client-go"`) || !strings.Contains(out, "couldn't get current server API group list") {
+		t.Errorf("client-go's log line did not reach the structured log: %q", out)
 	}
 }

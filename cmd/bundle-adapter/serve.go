@@ -106,6 +106,7 @@ func serve(ctx context.Context, cfg *config.Config, listen listeners, log *slog.
 	}
 	var kc *kubeclient.Client
 	if useKube {
+		routeClientGoLogs(log)
 		var err error
 		if kc, err = kubeclient.New(kubeOptions(cfg.Adapter.Clients.Kubernetes, log)); err != nil {
 			return fmt.Errorf("kubernetes client (clients.kubernetes): %w", err)
