@@ -21,7 +21,9 @@ import (
 // Maestro's (HyperFleet adapter's dry-run discovery format: objects by
 // their rendered name).
 func (f *dryRunFlags) kubeFake(cfg *config.Config, clock func() time.Time) (*memkube.Store, error) {
-	opts := memkube.Options{Clock: clock}
+	// Any kind: a dry-run cannot know which custom resources the target
+	// cluster serves.
+	opts := memkube.Options{Clock: clock, AnyKind: true}
 	if f.kubeState != "" && f.discovery != "" {
 		return nil, fmt.Errorf("--kube-state and --discovery both name the objects that exist: give one")
 	}

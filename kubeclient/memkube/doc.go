@@ -18,7 +18,7 @@
 //     ClusterRole...) have no namespace; a namespaced kind needs one.
 //   - kinds: only the kinds in Options.Kinds plus the built-in ones are
 //     served; any other apiVersion/kind is ErrInvalid, as a 404 from API
-//     discovery is for a real client.
+//     discovery is for a real client (unless Options.AnyKind, for dry-run).
 //   - Namespaces: created with spec.finalizers [kubernetes] and phase
 //     Active; deleted, they are Terminating, and the namespace controller
 //     (modelled unless Options.HoldNamespaces) removes them at once with

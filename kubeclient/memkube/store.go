@@ -25,6 +25,10 @@ type Options struct {
 	Clock func() time.Time
 	// Kinds are served besides the built-in ones (BuiltinKinds).
 	Kinds []Kind
+	// AnyKind serves every apiVersion/kind, not only the known ones: an
+	// unknown kind is namespaced when the request names a namespace (dry-run
+	// of configs applying custom resources). Default false: ErrInvalid.
+	AnyKind bool
 	// HoldNamespaces keeps a deleted Namespace Terminating until
 	// RemoveFinalizers, as while the namespace controller empties it.
 	// Default false: it is removed at once, with its objects.
@@ -61,6 +65,7 @@ var BuiltinKinds = []Kind{
 type Store struct {
 	clock          func() time.Time
 	kinds          map[kindKey]bool // namespaced
+	anyKind        bool
 	holdNamespaces bool
 
 	mu      sync.Mutex
@@ -80,7 +85,7 @@ type objKey struct{ group, kind, namespace, name string }
 
 // New returns an empty store.
 func New(opts Options) *Store {
-	s := &Store{clock: opts.Clock, holdNamespaces: opts.HoldNamespaces,
+	s := &Store{clock: opts.Clock, holdNamespaces: opts.HoldNamespaces, anyKind: opts.AnyKind,
 		kinds: map[kindKey]bool{}, objects: map[objKey]*unstructured.Unstructured{}}
 	if s.clock == nil {
 		s.clock = time.Now
@@ -96,6 +101,9 @@ func New(opts Options) *Store {
 // A cluster-scoped kind's namespace is ignored.
 func (s *Store) resolve(ref adapter.KubeRef, needName bool) (objKey, error) {
 	namespaced, ok := s.kinds[kindKey{ref.APIVersion, ref.Kind}]
+	if !ok && s.anyKind && ref.Kind != "" {
+		namespaced, ok = ref.Namespace != "", true
+	}
 	if !ok {
 		return objKey{}, fmt.Errorf("%w: memkube: the server does not serve %s %s", adapter.ErrInvalid, ref.APIVersion, ref.Kind)
 	}

@@ -87,6 +87,19 @@ func TestStoreModel(t *testing.T) {
 				t.Errorf("create: %v, want ErrInvalid", err)
 			}
 		}, memkube.Options{}},
+		{"any kind when asked, scoped by the request", func(t *testing.T, s *memkube.Store) {
+			cr := object("example.com/v1", "Widget", "a", "w", nil)
+			mustDo(t, func() error { _, err := s.Create(ctx, cr); return err })
+			got, err := s.List(ctx, adapter.KubeRef{APIVersion: "example.com/v1", Kind: "Widget"}, nil)
+			if err != nil || len(got) != 1 {
+				t.Errorf("list: %d objects, err %v; want the widget", len(got), err)
+			}
+		}, memkube.Options{AnyKind: true}},
+		{"unknown kind refused by default", func(t *testing.T, s *memkube.Store) {
+			if _, err := s.Create(ctx, object("example.com/v1", "Widget", "a", "w", nil)); !errors.Is(err, adapter.ErrInvalid) {
+				t.Errorf("create: %v, want ErrInvalid", err)
+			}
+		}, memkube.Options{}},
 		{"state saved and loaded", func(t *testing.T, s *memkube.Store) {
 			mustDo(t, func() error { _, err := s.Create(ctx, object("batch/v1", "Job", "a", "j", nil)); return err })
 			var buf bytes.Buffer
