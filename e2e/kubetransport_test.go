@@ -195,6 +195,23 @@ func (e *kubeEnv) wantWrites(name string, want writes) {
 	}
 }
 
+// kubeRequests sums bundle_adapter_kubernetes_requests_total of the verbs
+// over every replica.
+func (e *kubeEnv) kubeRequests(verbs ...string) float64 {
+	e.t.Helper()
+	var n float64
+	for _, a := range e.procs {
+		m, err := a.Metrics()
+		if err != nil {
+			e.t.Fatalf("scrape metrics: %v", err)
+		}
+		for _, v := range verbs {
+			n += m.Sum("bundle_adapter_kubernetes_requests_total", `verb="`+v+`"`)
+		}
+	}
+	return n
+}
+
 // A Job whose pod template changes is deleted once and created again only
 // after the old Job is gone (held by a finalizer meanwhile); the ConfigMap
 // changes in place; unchanged events write nothing.
@@ -215,7 +232,9 @@ func TestKubeRecreateUpdateUnchanged(t *testing.T) {
 		t.Fatalf("configmap after the first event: %v %v", err, c1)
 	}
 
-	// Unchanged events: no write at all, not even a no-op apply.
+	// Unchanged events: no write at all, not even a no-op apply (the
+	// client's audit, its metrics and the objects say so), reads only.
+	writesBefore, readsBefore := e.kubeRequests("create", "apply", "delete"), e.kubeRequests("get", "list")
 	for range 3 {
 		e.wantOutcomes(e.reconcile(id, 1), map[string]string{"settings": "unchanged/done", "probe": "unchanged/done"})
 	}
@@ -230,6 +249,12 @@ func TestKubeRecreateUpdateUnchanged(t *testing.T) {
 	}
 	e.wantWrites(job, writes{creates: 1})
 	e.wantWrites(cm, writes{creates: 1})
+	if w := e.kubeRequests("create", "apply", "delete"); w != writesBefore {
+		t.Errorf("kubernetes write requests during unchanged events: %v -> %v", writesBefore, w)
+	}
+	if r := e.kubeRequests("get", "list"); r < readsBefore+6 {
+		t.Errorf("kubernetes read requests during 3 unchanged events of 2 resources: %v -> %v, want 6 more", readsBefore, r)
+	}
 
 	// Generation 2 while a controller holds the Job: the ConfigMap is
 	// updated in place, the Job is deleted once and stays pending.

@@ -111,7 +111,7 @@ func serve(ctx context.Context, cfg *config.Config, listen listeners, log *slog.
 		if kc, err = kubeclient.New(kubeOptions(cfg.Adapter.Clients.Kubernetes, log)); err != nil {
 			return fmt.Errorf("kubernetes client (clients.kubernetes): %w", err)
 		}
-		opts.Kube = kc
+		opts.Kube = m.Kube(kc)
 	}
 	pipeline, err := adapter.New(opts)
 	if err != nil {
