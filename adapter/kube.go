@@ -33,7 +33,10 @@ import (
 //     request, not when finalizers ran. propagation is "Background",
 //     "Foreground" or "Orphan" ("" means Background). Deleting an object
 //     that is gone returns ErrNotFound; one already being deleted is
-//     accepted. Nothing ever removes finalizers.
+//     accepted. With ref.UID set, only the object of that uid is deleted:
+//     when the name now holds another object (a replica recreated it
+//     meanwhile) nothing is deleted and ErrNotFound is returned, since the
+//     object observed is gone. Nothing ever removes finalizers.
 //   - Any call may return ErrUnavailable (transport failure, timeout, 5xx,
 //     429); only those are worth retrying. ErrInvalid marks a request the
 //     API server rejected (400, 422, unknown kind): retrying cannot help.
@@ -47,6 +50,9 @@ type Kube interface {
 
 // KubeRef addresses one object on a cluster: its apiVersion and kind as the
 // manifest spells them, its namespace ("" for cluster-scoped kinds) and name.
+// UID, when set, is the uid of the object observed: Delete then deletes that
+// object only (Get, List, Create and Apply ignore it).
 type KubeRef struct {
 	APIVersion, Kind, Namespace, Name string
+	UID                               string
 }

@@ -119,8 +119,11 @@ func (r *eventRun) kubeDiscovery(b *bundle) error {
 	return nil
 }
 
+// refOfObject addresses obj; an observed object's uid comes along, so that
+// a delete decided on it can never delete a newer object of the same name.
 func refOfObject(obj *unstructured.Unstructured) KubeRef {
-	return KubeRef{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	return KubeRef{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName(),
+		UID: string(obj.GetUID())}
 }
 
 // objectName is how outcomes and logs name an object: namespace/name, or

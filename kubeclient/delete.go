@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
 )
@@ -15,6 +17,9 @@ import (
 // or "Orphan" ("" means Background); anything else is adapter.ErrInvalid
 // without a request. adapter.ErrNotFound means the object is gone; an object
 // already being deleted is accepted again (its deletionTimestamp stays).
+// With ref.UID set the API server deletes only the object of that uid
+// (DeleteOptions.Preconditions); a newer object of that name is left alone
+// and Delete returns adapter.ErrNotFound.
 func (c *Client) Delete(ctx context.Context, ref adapter.KubeRef, propagation string) error {
 	policy, err := propagationPolicy(propagation)
 	if err != nil {
@@ -24,7 +29,17 @@ func (c *Client) Delete(ctx context.Context, ref adapter.KubeRef, propagation st
 	if err != nil {
 		return classify("delete", ref, err)
 	}
-	if err := res.Delete(ctx, ref.Name, metav1.DeleteOptions{PropagationPolicy: &policy}); err != nil {
+	opts := metav1.DeleteOptions{PropagationPolicy: &policy}
+	if ref.UID != "" {
+		uid := types.UID(ref.UID)
+		opts.Preconditions = &metav1.Preconditions{UID: &uid}
+	}
+	if err := res.Delete(ctx, ref.Name, opts); err != nil {
+		if ref.UID != "" && apierrors.IsConflict(err) {
+			// "Precondition failed: UID in precondition: ...": the
+			// observed object is gone, another one holds the name.
+			err = fmt.Errorf("%w: the object of uid %s is gone: %w", adapter.ErrNotFound, ref.UID, err)
+		}
 		return classify("delete", ref, err)
 	}
 	c.log.Debug("kubernetes object deletion requested", "kind", ref.Kind, "namespace", ref.Namespace, "name", ref.Name,

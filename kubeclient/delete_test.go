@@ -51,3 +51,36 @@ func TestDeletePropagation(t *testing.T) {
 		})
 	}
 }
+
+// A uid in the ref travels as the delete's precondition; the API server's
+// refusal (409 Conflict, another object holds the name) is ErrNotFound.
+func TestDeleteUIDPrecondition(t *testing.T) {
+	var sent string
+	f := newFakeServer(t, func(w http.ResponseWriter, r *http.Request) {
+		var opts struct {
+			Preconditions struct{ UID *string }
+		}
+		raw, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(raw, &opts)
+		if opts.Preconditions.UID == nil {
+			sent = ""
+			writeJSON(w, http.StatusOK, configMapJSON("ns1", "cm1", nil))
+			return
+		}
+		sent = *opts.Preconditions.UID
+		writeStatus(w, http.StatusConflict, "Conflict", "Precondition failed: UID in precondition: "+sent+", UID in object meta: other")
+	})
+	c := f.client(t, Options{})
+	if err := c.Delete(context.Background(), cmRef, ""); err != nil || sent != "" {
+		t.Fatalf("Delete without uid: %v, precondition %q sent", err, sent)
+	}
+	ref := cmRef
+	ref.UID = "uid-old"
+	err := c.Delete(context.Background(), ref, "")
+	if sent != "uid-old" {
+		t.Errorf("precondition uid sent %q, want uid-old", sent)
+	}
+	if !errors.Is(err, adapter.ErrNotFound) || errors.Is(err, adapter.ErrUnavailable) {
+		t.Errorf("Delete refused by the uid precondition: %v, want ErrNotFound only", err)
+	}
+}

@@ -25,6 +25,7 @@ type Metrics struct {
 	pendingDeletion prometheus.Gauge
 	stalled         prometheus.Gauge
 	maestroRequests *prometheus.CounterVec
+	kubeRequests    *prometheus.CounterVec
 	apiRequests     *prometheus.CounterVec
 	redeliveries    prometheus.Counter
 	deadLetters     *prometheus.CounterVec
@@ -48,6 +49,7 @@ func New() *Metrics {
 	m.pendingDeletion = f.gauge("bundles_pending_deletion", "Bundles this process last saw with a deletion pending or stalled.")
 	m.stalled = f.gauge("bundles_deletion_stalled", "Bundles this process last saw with a deletion past its deadline.")
 	m.maestroRequests = f.counterVec("maestro_requests_total", "Maestro calls by verb and result code.", "verb", "code")
+	m.kubeRequests = f.counterVec("kubernetes_requests_total", "Kubernetes API server calls of the kubernetes transport, by verb and result code.", "verb", "code")
 	m.apiRequests = f.counterVec("api_requests_total", "HyperFleet API calls by method and HTTP status (or error).", "method", "code")
 	m.redeliveries = f.counter("broker_redeliveries_total", "Messages handed back to the broker for redelivery.")
 	m.deadLetters = f.counterVec("broker_dead_letters_total", "Messages dead-lettered, by kind (malformed, invalid, max_deliveries).", "kind")

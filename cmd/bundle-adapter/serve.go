@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os/signal"
@@ -20,6 +21,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/broker"
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/health"
+	"github.com/bundle-adapter/bundle-adapter/kubeclient"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
 	"github.com/bundle-adapter/bundle-adapter/metrics"
 	"github.com/bundle-adapter/bundle-adapter/tracing"
@@ -100,14 +102,29 @@ func serve(ctx context.Context, cfg *config.Config, listen listeners, log *slog.
 	}()
 	m := metrics.New()
 	m.HyperFleet(metrics.BuildInfo{Component: cfg.Adapter.Info.Name, Version: version, Commit: commit})
-	mc, fed, bv, err := newMaestro(context.WithoutCancel(ctx), cfg.Adapter.Clients.Maestro, log)
-	if err != nil {
-		return fmt.Errorf("maestro client: %w", err)
+	opts := adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info,
+		API: m.API(newAPI(cfg.Adapter.Clients.HyperfleetAPI, tp)), Logger: log, Config: cfg.Adapter.Values(), Tracer: tp.Tracer()}
+	useMaestro, useKube := transportsUsed(cfg.Task)
+	var mc *maestroclient.Pool
+	if useMaestro {
+		var fed adapter.Maestro
+		var err error
+		if mc, fed, opts.View, err = newMaestro(context.WithoutCancel(ctx), cfg.Adapter.Clients.Maestro, log); err != nil {
+			return fmt.Errorf("maestro client: %w", err)
+		}
+		defer mc.Close()
+		opts.Maestro = tracing.Maestro(m.Maestro(fed), tp.Tracer())
 	}
-	defer mc.Close()
-	pipeline, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info,
-		Maestro: tracing.Maestro(m.Maestro(fed), tp.Tracer()), View: bv, API: m.API(newAPI(cfg.Adapter.Clients.HyperfleetAPI, tp)), Logger: log,
-		Config: cfg.Adapter.Values(), Tracer: tp.Tracer()})
+	var kc *kubeclient.Client
+	if useKube {
+		routeClientGoLogs(log)
+		var err error
+		if kc, err = kubeclient.New(kubeOptions(cfg.Adapter.Clients.Kubernetes, log)); err != nil {
+			return fmt.Errorf("kubernetes client (clients.kubernetes): %w", err)
+		}
+		opts.Kube = m.Kube(kc)
+	}
+	pipeline, err := adapter.New(opts)
 	if err != nil {
 		return err
 	}
@@ -126,7 +143,7 @@ func serve(ctx context.Context, cfg *config.Config, listen listeners, log *slog.
 		return err
 	}
 	defer closeConsumer()
-	srv, err := startHealth(listen.health, cfg, consumer, mc, m, log)
+	srv, err := startHealth(listen.health, cfg, consumer, readinessChecks(mc, kc), m, log)
 	if err != nil {
 		return err
 	}
@@ -178,12 +195,12 @@ func consumeUntilDone(ctx context.Context, d *broker.Dispatcher, c broker.Consum
 }
 
 // startHealth serves /healthz, /readyz, /metrics and /config. Readiness checks the
-// broker subscription, Maestro's REST API through the Maestro client's own
-// connection (so with its TLS settings) and the HyperFleet API base URL.
+// broker subscription, the HyperFleet API base URL and the transports'
+// checks (see readinessChecks).
 // healthCheckTimeout bounds each readiness check's request.
 const healthCheckTimeout = 2 * time.Second
 
-func startHealth(listen string, cfg *config.Config, c broker.Consumer, mc *maestroclient.Pool, m *metrics.Metrics, log *slog.Logger) (*http.Server, error) {
+func startHealth(listen string, cfg *config.Config, c broker.Consumer, transports map[string]health.Check, m *metrics.Metrics, log *slog.Logger) (*http.Server, error) {
 	client := &http.Client{Timeout: healthCheckTimeout, Transport: uaTransport{http.DefaultTransport}}
 	checks := map[string]health.Check{
 		"broker": func(context.Context) error {
@@ -192,16 +209,31 @@ func startHealth(listen string, cfg *config.Config, c broker.Consumer, mc *maest
 			}
 			return nil
 		},
-		"maestro": func(ctx context.Context) error {
-			ctx, cancel := context.WithTimeout(ctx, healthCheckTimeout)
-			defer cancel()
-			return mc.Ping(ctx)
-		},
 		"hyperfleet_api": health.HTTPCheck(client, readinessURL(cfg.Adapter.Clients.HyperfleetAPI)),
 	}
+	maps.Copy(checks, transports)
 	h := health.New(checks, promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}), 5*time.Second)
 	h.Handle("/config", configHandler(cfg))
 	return startServer("health", listen, h, log)
+}
+
+// readinessChecks probes the transports in use (a nil client is not in
+// use): Maestro's REST API through the Maestro client's own connection, the
+// Kubernetes API server's /readyz through the kubernetes client's (so each
+// with its TLS settings). hyperfleet-adapter's /readyz probes neither.
+func readinessChecks(mc *maestroclient.Pool, kc *kubeclient.Client) map[string]health.Check {
+	checks := map[string]health.Check{}
+	if mc != nil {
+		checks["maestro"] = func(ctx context.Context) error {
+			ctx, cancel := context.WithTimeout(ctx, healthCheckTimeout)
+			defer cancel()
+			return mc.Ping(ctx)
+		}
+	}
+	if kc != nil {
+		checks["kubernetes"] = kubeCheck(kc)
+	}
+	return checks
 }
 
 // metricsOnly serves /metrics and nothing else.

@@ -71,6 +71,11 @@ type AdapterConfig struct {
 	// clients.maestro to secure the connection (an auth block); empty:
 	// "insecure: true".
 	MaestroAuth string
+
+	// KubeConfigPath is clients.kubernetes.kube_config_path, for the
+	// kubernetes transport. Set without any Maestro field, the config has
+	// no clients.maestro at all (a kubernetes-only deployment).
+	KubeConfigPath string
 }
 
 // YAML renders the config.
@@ -82,6 +87,12 @@ func (c AdapterConfig) YAML() string {
 	fmt.Fprintf(&b, "  hyperfleet_api: {base_url: %q, version: v1%s%s%s}\n", c.APIURL,
 		field("timeout", c.APITimeout), field("retry_attempts", c.APIRetryAttempts), field("retry_backoff", c.APIRetryBackoff))
 	fmt.Fprintf(&b, "  broker: {subscription_id: %s, topic: %q}\n", c.SubscriptionID, c.Topic)
+	if c.KubeConfigPath != "" {
+		fmt.Fprintf(&b, "  kubernetes: {kube_config_path: %q}\n", c.KubeConfigPath)
+	}
+	if c.KubeConfigPath != "" && c.MaestroGRPC == "" && c.MaestroREST == "" && c.SourceID == "" && c.MaestroAuth == "" {
+		return b.String()
+	}
 	fmt.Fprintf(&b, "  maestro:\n    grpc_server_address: %q\n    http_server_address: %q\n    source_id: %q\n",
 		c.MaestroGRPC, c.MaestroREST, c.SourceID)
 	if c.MaestroTimeout > 0 {

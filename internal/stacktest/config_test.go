@@ -48,6 +48,14 @@ func TestConfigsLoad(t *testing.T) {
 	if strings.Contains(bare, "timeout") || strings.Contains(bare, "insecure") || !strings.Contains(bare, "auth: {type: tls}") {
 		t.Errorf("bare config:\n%s", bare)
 	}
+	kubeOnly := AdapterConfig{Name: "a", KubeConfigPath: "/tmp/kc"}.YAML()
+	if strings.Contains(kubeOnly, "maestro") || !strings.Contains(kubeOnly, `kubernetes: {kube_config_path: "/tmp/kc"}`) {
+		t.Errorf("kubernetes-only config:\n%s", kubeOnly)
+	}
+	both := AdapterConfig{Name: "a", KubeConfigPath: "/tmp/kc", MaestroGRPC: "g"}.YAML()
+	if !strings.Contains(both, "maestro:") || !strings.Contains(both, "kube_config_path") {
+		t.Errorf("config with both transports:\n%s", both)
+	}
 	if got := (RabbitMQConfig{URL: "u", Exchange: "x"}).YAML(); !strings.Contains(got, "delivery: {}") {
 		t.Errorf("bare broker config:\n%s", got)
 	}

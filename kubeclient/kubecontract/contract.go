@@ -65,6 +65,7 @@ var Scenarios = []Scenario{
 	{"DeleteHeldByFinalizer", deleteHeldByFinalizer},
 	{"DeleteMissing", deleteMissing},
 	{"DeleteWhileDeletingIsAccepted", deleteWhileDeleting},
+	{"DeleteByUIDSparesANewerObject", deleteByUID},
 	{"DeletePropagation", deletePropagation},
 	{"DeleteUnknownPropagation", deleteUnknownPropagation},
 	{"ListByLabels", listByLabels},

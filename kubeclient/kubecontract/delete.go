@@ -81,3 +81,33 @@ func deleteUnknownPropagation(t *testing.T, h Harness) {
 		t.Errorf("a refused Delete started the deletion: %s", summary(got))
 	}
 }
+
+// deleteByUID: a Delete decided on an observed object (ref.UID set) never
+// deletes a newer object of the same name, which another replica created
+// meanwhile: ErrNotFound, and the newer object stays. With the current uid
+// the object is deleted.
+func deleteByUID(t *testing.T, h Harness) {
+	ctx := testContext(t, h)
+	name := unique("delete-uid")
+	old := mustCreate(t, ctx, h, ConfigMap(h.Namespace, name, "fp-old", nil, nil))
+	mustDelete(t, ctx, h, RefOf(old), "")
+	eventuallyGone(t, ctx, h, RefOf(old), "the old object's deletion")
+	fresh, err := h.Kube.Create(ctx, ConfigMap(h.Namespace, name, "fp-new", nil, nil))
+	if err != nil {
+		t.Fatalf("Create of the newer object: %v", err)
+	}
+
+	stale := RefOf(old)
+	stale.UID = string(old.GetUID())
+	err = h.Kube.Delete(ctx, stale, "")
+	wantErr(t, "Delete with the uid of an object that is gone", err, adapter.ErrNotFound)
+	got := mustGet(t, ctx, h, stale)
+	if got.GetUID() != fresh.GetUID() || got.GetDeletionTimestamp() != nil {
+		t.Fatalf("a Delete with a stale uid touched the newer object: %s", summary(got))
+	}
+
+	current := RefOf(fresh)
+	current.UID = string(fresh.GetUID())
+	mustDelete(t, ctx, h, current, "")
+	eventuallyGone(t, ctx, h, current, "deletion with the current uid")
+}

@@ -17,7 +17,8 @@ import (
 // gone, and a Namespace takes its objects with it. propagation must be
 // "", Background, Foreground or Orphan (ErrInvalid otherwise); the
 // garbage collector is modelled as finished at once. A missing object is
-// ErrNotFound.
+// ErrNotFound, and so is one whose uid differs from ref.UID when set (the
+// API server's uid precondition: the observed object is gone).
 func (s *Store) Delete(ctx context.Context, ref adapter.KubeRef, propagation string) error {
 	err := s.begin(ctx, Call{Verb: VerbDelete, Ref: ref, Propagation: propagation})
 	defer s.mu.Unlock()
@@ -36,6 +37,10 @@ func (s *Store) Delete(ctx context.Context, ref adapter.KubeRef, propagation str
 	obj, ok := s.objects[k]
 	if !ok {
 		return notFound("delete", ref)
+	}
+	if ref.UID != "" && string(obj.GetUID()) != ref.UID {
+		return fmt.Errorf("%w: memkube: delete %s: 409, uid precondition %s, the object has uid %s",
+			adapter.ErrNotFound, describe(ref), ref.UID, obj.GetUID())
 	}
 	if obj.GetDeletionTimestamp() != nil {
 		return nil
