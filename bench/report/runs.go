@@ -28,8 +28,8 @@ type runResult struct {
 		Name       string  `json:"name"`
 		OtherCores float64 `json:"other_busy_cores"`
 	} `json:"phases"`
-	detail              string          // the run's results.md, when found next to it
-	raw                 json.RawMessage
+	detail string // the run's results.md, when found next to it
+	raw    json.RawMessage
 }
 
 // floor is one floor's verdict in a run (bench/load).
