@@ -24,8 +24,12 @@ type runResult struct {
 	AdapterRSSPeakMB    float64         `json:"adapter_rss_peak_mb"`
 	RequestsPerEvent    json.RawMessage `json:"maestro_requests_per_unchanged_event"`
 	Floors              []floor         `json:"floors"`
-	detail              string          // the run's results.md, when found next to it
-	raw                 json.RawMessage
+	Phases              []struct {
+		Name       string  `json:"name"`
+		OtherCores float64 `json:"other_busy_cores"`
+	} `json:"phases"`
+	detail string // the run's results.md, when found next to it
+	raw    json.RawMessage
 }
 
 // floor is one floor's verdict in a run (bench/load).
@@ -81,6 +85,17 @@ func modeRank(m string) int {
 // label names a run in messages: "stock Maestro, 1,000 clusters".
 func (r *runResult) label() string {
 	return fmt.Sprintf("%s Maestro, %s clusters", r.Mode, thousands(r.Clusters))
+}
+
+// otherCores is how many cores other work on the machine took during the
+// unchanged phase: the run's throughput is worth as much as it left.
+func (r *runResult) otherCores() string {
+	for _, p := range r.Phases {
+		if p.Name == "unchanged" {
+			return num(p.OtherCores)
+		}
+	}
+	return "n/a"
 }
 
 // requests is the Maestro requests per unchanged event as written: a number or "n/a".
@@ -142,11 +157,12 @@ func (rep *report) write(dir string) error {
 func (rep *report) summary() string {
 	var b strings.Builder
 	b.WriteString("## bundle-adapter bench: cost as work grows\n\n")
-	b.WriteString("| Maestro | clusters | bundles | unchanged events/s | creates/s | paced p50 / p99 ms | adapter RSS peak MB | Maestro requests per unchanged event |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| Maestro | clusters | bundles | unchanged events/s | creates/s | paced p50 / p99 ms | adapter RSS peak MB | Maestro requests per unchanged event | cores taken by other work (unchanged phase) |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rep.runs {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s / %s | %s | %s |\n", r.Mode, thousands(r.Clusters), thousands(r.BundlesTracked),
-			num(r.UnchangedEventsPerS), num(r.CreatesPerS), num(r.LatencyP50MS), num(r.LatencyP99MS), num(r.AdapterRSSPeakMB), r.requests())
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s / %s | %s | %s | %s |\n", r.Mode, thousands(r.Clusters), thousands(r.BundlesTracked),
+			num(r.UnchangedEventsPerS), num(r.CreatesPerS), num(r.LatencyP50MS), num(r.LatencyP99MS), num(r.AdapterRSSPeakMB), r.requests(),
+			r.otherCores())
 	}
 	b.WriteString("\n| floor | limit |")
 	for _, r := range rep.runs {
