@@ -48,6 +48,7 @@ type options struct {
 	maestroDB                                               string
 	mode                                                    string
 	requestsMetric                                          string
+	viewMaxAge                                              time.Duration
 	rabbitURL                                               string
 	example                                                 string
 	runDir                                                  string
@@ -85,6 +86,7 @@ func parseFlags() *options {
 	fs.StringVar(&o.example, "example", "config/examples/onprem", "the example whose task config and bundles are driven")
 	fs.StringVar(&o.runDir, "run-dir", filepath.Join(os.TempDir(), "bundle-adapter-bench"), "configs and logs of the run")
 	fs.StringVar(&o.out, "out", "bench", "folder of results.json and results.md")
+	fs.DurationVar(&o.viewMaxAge, "view-max-age", 5*time.Minute, "clients.maestro.view.max_age of the adapter under test; 0 turns the view off (every unchanged event reads Maestro)")
 	fs.BoolVar(&o.verbose, "verbose", false, "log the harness's progress at debug level")
 	_ = fs.Parse(os.Args[1:])
 	return o

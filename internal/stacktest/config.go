@@ -71,6 +71,9 @@ type AdapterConfig struct {
 	// clients.maestro to secure the connection (an auth block); empty:
 	// "insecure: true".
 	MaestroAuth string
+	// MaestroViewMaxAge, when positive, turns the bundle view on
+	// (clients.maestro.view: {enabled: true, max_age}).
+	MaestroViewMaxAge time.Duration
 
 	// KubeConfigPath is clients.kubernetes.kube_config_path, for the
 	// kubernetes transport. Set without any Maestro field, the config has
@@ -97,6 +100,9 @@ func (c AdapterConfig) YAML() string {
 		c.MaestroGRPC, c.MaestroREST, c.SourceID)
 	if c.MaestroTimeout > 0 {
 		fmt.Fprintf(&b, "    timeout: %s\n", c.MaestroTimeout)
+	}
+	if c.MaestroViewMaxAge > 0 {
+		fmt.Fprintf(&b, "    view: {enabled: true, max_age: %s}\n", c.MaestroViewMaxAge)
 	}
 	b.WriteString(or(c.MaestroAuth, "    insecure: true\n"))
 	return b.String()
