@@ -191,6 +191,7 @@ func compileRule(l *errorList, env *CELEnv, rule *LifecycleRule, path string) {
 	if rule.DeletionDeadline == 0 {
 		rule.DeletionDeadline = Duration(DefaultDeletionDeadline)
 	}
+	compileRedelete(l, rule, path)
 	if rule.PropagationPolicy != "" {
 		oneOf(l, path+".propagation_policy", rule.PropagationPolicy, "Foreground", "Background", "Orphan")
 		l.warn(path+".propagation_policy", "has no effect on a Maestro bundle (as in HyperFleet's adapter): the ManifestWork's spec.deleteOption.propagationPolicy governs how the agent cleans up")

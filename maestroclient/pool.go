@@ -104,3 +104,8 @@ func (p *Pool) Update(ctx context.Context, consumer string, observed, desired *w
 func (p *Pool) Delete(ctx context.Context, consumer, name string) error {
 	return p.client(consumer, name).Delete(ctx, consumer, name)
 }
+
+// Redelete sends a bundle's delete again; see Client.Redelete.
+func (p *Pool) Redelete(ctx context.Context, consumer, name string) error {
+	return p.client(consumer, name).Redelete(ctx, consumer, name)
+}
