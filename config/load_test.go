@@ -111,6 +111,8 @@ func TestBrokenAdapterConfig(t *testing.T) {
 		`clients.maestro.http_server_address: is required`,
 		`clients.maestro.auth.type: set auth.type: tls, or insecure: true`,
 		`bad-adapter.yaml:8: clients.maestro.max_concurrent_reads: must not be negative (0 means the default)`,
+		`bad-adapter.yaml:9: clients.maestro.consumer_writes_per_second: must not be negative (0 means the default)`,
+		`bad-adapter.yaml:10: clients.maestro.consumer_write_burst: must not be negative (0 means the default)`,
 	})
 }
 

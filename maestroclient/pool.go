@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"time"
 
 	workv1 "open-cluster-management.io/api/work/v1"
 
@@ -22,7 +23,8 @@ var _ adapter.Maestro = (*Pool)(nil)
 // consumer and name: the writes of one bundle keep the order the caller
 // makes them in, exactly as with one Client. No Client subscribes to status
 // events (see newSourceClient). All Clients share one REST connection pool
-// and its read slots (Options.MaxConcurrentReads).
+// and its read slots (Options.MaxConcurrentReads), and one per-consumer
+// write budget (Options.ConsumerWrites).
 //
 // A Pool is safe for concurrent use. Create it with NewPool and release it
 // with Close.
@@ -42,8 +44,9 @@ func NewPool(ctx context.Context, opts Options) (*Pool, error) {
 		return nil, fmt.Errorf("maestroclient: %w", err)
 	}
 	p := &Pool{clients: make([]*Client, 0, opts.Clients)}
+	writes := newBudget(opts.ConsumerWrites, time.Now)
 	for range opts.Clients {
-		c, err := newClient(ctx, opts, rest)
+		c, err := newClient(ctx, opts, rest, writes)
 		if err != nil {
 			_ = p.Close()
 			return nil, err
