@@ -71,6 +71,8 @@ type Pipeline struct {
 
 	celTimeout      time.Duration
 	templateTimeout time.Duration
+
+	recreations *recreations // seen pending, for reporting only (recreations.go)
 }
 
 // New checks the options and returns a pipeline.
@@ -80,7 +82,7 @@ func New(o Options) (*Pipeline, error) {
 	}
 	p := &Pipeline{task: o.Task, info: o.Adapter, maestro: o.Maestro, api: o.API,
 		clock: o.Clock, env: o.LookupEnv, log: o.Logger, celTimeout: o.CELTimeout,
-		templateTimeout: o.TemplateTimeout, config: o.Config}
+		templateTimeout: o.TemplateTimeout, config: o.Config, recreations: newRecreations()}
 	if p.clock == nil {
 		p.clock = time.Now
 	}

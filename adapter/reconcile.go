@@ -69,6 +69,7 @@ func (r *eventRun) reconcile(ctx context.Context, b *bundle) {
 		// a render failure changes nothing here (nothing is written).
 		_, _ = r.render(b)
 	}
+	r.recall(b)
 	r.logOutcome(ctx, b)
 }
 
