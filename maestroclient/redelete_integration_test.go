@@ -12,7 +12,8 @@ import (
 // checks what recovers it on the real Maestro server: a plain Delete of a
 // deleting bundle sends nothing (Client.Delete leaves it alone), a
 // Redelete makes Maestro deliver the deletion again, and the agent that
-// lost n requests confirms the (n+1)th.
+// lost n requests confirms the (n+1)th. A Redelete keeps the first
+// deletionTimestamp.
 func TestLostDeletionHealsOnRedelete(t *testing.T) {
 	s := requireServer(t)
 	c := newClient(t, s, nil)
@@ -38,6 +39,10 @@ func TestLostDeletionHealsOnRedelete(t *testing.T) {
 			if err := c.Delete(ctx, consumer, name); err != nil {
 				t.Fatalf("Delete: %v", err)
 			}
+			first, err := c.Get(ctx, consumer, name)
+			if err != nil && tt.lose > 0 {
+				t.Fatalf("Get after Delete: %v", err)
+			}
 			for i := range tt.lose {
 				// An agent that acts confirms within milliseconds.
 				stillPending(t, c, consumer, name, 2*time.Second)
@@ -47,6 +52,13 @@ func TestLostDeletionHealsOnRedelete(t *testing.T) {
 				stillPending(t, c, consumer, name, time.Second)
 				if err := c.Redelete(ctx, consumer, name); err != nil {
 					t.Fatalf("Redelete %d: %v", i+1, err)
+				}
+				// Seconds after the first delete: a reset deletionTimestamp
+				// would show, and would restart the escalation's count.
+				if again, err := c.Get(ctx, consumer, name); err == nil &&
+					!again.DeletionTimestamp.Equal(first.DeletionTimestamp) {
+					t.Errorf("deletionTimestamp after Redelete %d = %v, want the first delete's %v",
+						i+1, again.DeletionTimestamp, first.DeletionTimestamp)
 				}
 			}
 			waitNotFound(t, c, consumer, name)

@@ -68,7 +68,6 @@ var Scenarios = []Scenario{
 	{"DeleteIsSoftUntilConfirmed", deleteIsSoft},
 	{"DeleteMissing", deleteMissing},
 	{"DeleteWhileDeletingIsAccepted", deleteWhileDeleting},
-	{"RedeleteKeepsTheDeletionTime", redeleteWhileDeleting},
 	{"RedeleteMissing", redeleteMissing},
 	{"UpdateWhileDeleting", updateWhileDeleting},
 	{"CreateWhileDeleting", createWhileDeleting},
@@ -186,31 +185,6 @@ func deleteWhileDeleting(t *testing.T, h Harness) {
 	again := mustGet(t, ctx, h, c, name)
 	if again.DeletionTimestamp == nil || !again.DeletionTimestamp.Equal(first.DeletionTimestamp) {
 		t.Errorf("deletionTimestamp after a second Delete = %v, want it kept at %v", again.DeletionTimestamp, first.DeletionTimestamp)
-	}
-	h.Confirm(t, c, name)
-	eventuallyNotFound(t, ctx, h, c, name)
-}
-
-// redeleteWhileDeleting: a delete sent again is accepted and leaves the
-// deletionTimestamp as the first delete set it, a second or more later
-// (Maestro keeps whole seconds): the escalation of a stalled deletion
-// counts its attempts from that age, so a re-sent delete must not reset it.
-func redeleteWhileDeleting(t *testing.T, h Harness) {
-	ctx := testContext(t, h)
-	c, name := h.Registered(), h.Unique("resend")
-	mustCreate(t, ctx, h, c, Work(name, "one"))
-	eventuallyGet(t, ctx, h, c, name, "the created work", func(*workv1.ManifestWork) bool { return true })
-	if err := h.Maestro().Delete(ctx, c, name); err != nil {
-		t.Fatalf("Delete: %v", err)
-	}
-	first := eventuallyDeleting(t, ctx, h, c, name)
-	time.Sleep(1100 * time.Millisecond) // a reset timestamp would show a later second
-	if err := h.Maestro().Redelete(ctx, c, name); err != nil {
-		t.Fatalf("Redelete while deleting: %v, want it accepted", err)
-	}
-	again := mustGet(t, ctx, h, c, name)
-	if again.DeletionTimestamp == nil || !again.DeletionTimestamp.Equal(first.DeletionTimestamp) {
-		t.Errorf("deletionTimestamp after Redelete = %v, want it kept at %v", again.DeletionTimestamp, first.DeletionTimestamp)
 	}
 	h.Confirm(t, c, name)
 	eventuallyNotFound(t, ctx, h, c, name)
