@@ -65,3 +65,28 @@ func TestLostDeletionHealsOnRedelete(t *testing.T) {
 		})
 	}
 }
+
+// TestLostDeletionHealsOnAgentRestart: an agent that reconnects asks
+// Maestro to resync, and Maestro answers with every bundle being deleted
+// whatever its version (sdk-go server/grpc broker.go,
+// respondResyncSpecRequest): a restarted agent confirms a deletion its
+// predecessor lost, with no delete sent again.
+func TestLostDeletionHealsOnAgentRestart(t *testing.T) {
+	s := requireServer(t)
+	ctx := t.Context()
+	c := newClient(t, s, nil)
+	consumer := register(t, s, "restart")
+	lossy := startAgent(t, s, consumer, func(o *agentsim.Options) { o.LoseDeletes = 1 })
+	name := unique("b")
+	if _, err := c.Create(ctx, consumer, bundle(name, "v1")); err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	waitApplied(t, c, consumer, name, 1)
+	if err := c.Delete(ctx, consumer, name); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	stillPending(t, c, consumer, name, 2*time.Second)
+	lossy.Stop()
+	startAgent(t, s, consumer, nil)
+	waitNotFound(t, c, consumer, name)
+}
