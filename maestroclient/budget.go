@@ -25,10 +25,11 @@ const (
 	// deletes, the other source clients).
 	DefaultConsumerWriteBurst = 25
 	// DefaultConsumerWritesPerSecond is the sustained rate per consumer
-	// after a burst. A real agent takes spec events far faster (see
-	// docs/reliability.md), so at this rate a burst drains before the next
-	// one builds up, and 100 recreations (200 writes) of one consumer take
-	// about 9 s.
+	// after a burst: 100 recreations (200 writes) of one consumer take
+	// about 9 s per replica (BenchmarkBudgetDrain). With it, two replicas
+	// recreating 100 bundles of one real agent at once did not stall
+	// Maestro's broker (docs/reliability.md); the rate an agent drains its
+	// channel at was not measured, so it is a conservative choice.
 	DefaultConsumerWritesPerSecond = 20
 )
 
