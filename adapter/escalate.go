@@ -46,11 +46,21 @@ func escalationFor(lc *config.Lifecycle, op Operation) escalation {
 	default:
 		rule = lc.Recreate
 	}
-	if rule == nil || rule.Redeletes == nil {
-		return escalation{deadline: config.DefaultDeletionDeadline, window: config.DefaultRedeleteWindow,
-			attempts: config.DefaultRedeletes}
+	e := escalation{deadline: config.DefaultDeletionDeadline, attempts: config.DefaultRedeletes}
+	if rule != nil {
+		// A loaded rule has every field set; one built by hand may not.
+		if rule.DeletionDeadline > 0 {
+			e.deadline = rule.DeletionDeadline.D()
+		}
+		if rule.Redeletes != nil {
+			e.attempts = *rule.Redeletes
+		}
+		e.window = rule.RedeleteWindow.D()
 	}
-	return escalation{deadline: rule.DeletionDeadline.D(), window: rule.RedeleteWindow.D(), attempts: *rule.Redeletes}
+	if e.window <= 0 {
+		e.window = min(config.DefaultRedeleteWindow, e.deadline/2)
+	}
+	return e
 }
 
 // due reports whether a deletion of this age is in the window of an

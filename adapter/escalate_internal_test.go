@@ -3,6 +3,8 @@ package adapter
 import (
 	"testing"
 	"time"
+
+	"github.com/bundle-adapter/bundle-adapter/config"
 )
 
 // due opens one window per period, only for attempts 1..N, each ending
@@ -39,6 +41,31 @@ func TestEscalationWindows(t *testing.T) {
 	for _, age := range []time.Duration{10 * time.Minute, 20 * time.Minute} {
 		if _, due := off.due(age); due || off.sent(age) != 0 {
 			t.Errorf("redeletes: 0 must never escalate (age %s)", age)
+		}
+	}
+}
+
+// escalationFor takes the rule behind the operation and fills what a rule
+// built without loading leaves out, never a zero window or deadline.
+func TestEscalationFor(t *testing.T) {
+	one := 1
+	lc := &config.Lifecycle{
+		Delete:   &config.LifecycleRule{DeletionDeadline: config.Duration(20 * time.Second), Redeletes: &one},
+		Recreate: &config.LifecycleRule{DeletionDeadline: config.Duration(time.Minute)},
+	}
+	tests := []struct {
+		name string
+		lc   *config.Lifecycle
+		op   Operation
+		want escalation
+	}{
+		{"no lifecycle: defaults", nil, OpRecreate, escalation{deadline: 10 * time.Minute, window: 15 * time.Second, attempts: 3}},
+		{"recreate rule", lc, OpRecreate, escalation{deadline: time.Minute, window: 15 * time.Second, attempts: 3}},
+		{"delete rule, short deadline", lc, OpDelete, escalation{deadline: 20 * time.Second, window: 10 * time.Second, attempts: 1}},
+	}
+	for _, tt := range tests {
+		if got := escalationFor(tt.lc, tt.op); got != tt.want {
+			t.Errorf("%s: %+v, want %+v", tt.name, got, tt.want)
 		}
 	}
 }
