@@ -50,8 +50,10 @@ func TestTwoReplicasConverge(t *testing.T) {
 // full, and 100 recreations at once filled it: 60 of 100 clusters had not
 // converged after 30 rounds. The per-consumer write budget
 // (maestroclient.WriteBudget) keeps each replica's writes of one consumer
-// to a quarter of that channel at once. Deletions the agent loses are
-// handled as in TestTwoReplicasConverge.
+// to a quarter of that channel at once. In this change's runs the stall
+// did not come back with the budget, nor without it (docs/reliability.md):
+// the test guards convergence, it does not isolate the budget. Deletions
+// the agent loses are handled as in TestTwoReplicasConverge.
 func TestOneAgentHundredRecreations(t *testing.T) {
 	st := requireStack(t)
 	recreateAndConverge(t, st, startAgents(t, unique("heal-one"), 1))
