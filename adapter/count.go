@@ -48,3 +48,8 @@ func (c counting) GetBundles(ctx context.Context, keys []BundleKey) ([]*workv1.M
 	count(ctx)
 	return c.next.GetBundles(ctx, keys)
 }
+
+func (c counting) Redelete(ctx context.Context, consumer, name string) error {
+	count(ctx)
+	return c.next.Redelete(ctx, consumer, name)
+}

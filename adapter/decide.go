@@ -19,6 +19,7 @@ const (
 	writeUpdate         // present, fingerprint differs: update in place
 	writeDelete         // delete rule: delete, then read again
 	writeRecreate       // recreate rule: delete, read again, create on 404
+	writeRedelete       // stalled deletion, escalation due: delete again, read, (recreate) create on 404
 )
 
 // reasons is the one table from what the decision reports (its Operation and
@@ -88,6 +89,19 @@ type rules struct {
 	createWhen   func() (bool, error)
 	deleteWhen   func() (bool, error)
 	recreateWhen func() (bool, error)
+	// redeleteDue reports whether the observed deletion, reported as op,
+	// is stalled and due to have its delete sent again (escalate.go). nil:
+	// never.
+	redeleteDue func(op Operation) bool
+}
+
+// stalledWrite is the write for a bundle already being deleted: none, or
+// the delete sent again when the escalation says it is due.
+func (r rules) stalledWrite(op Operation) write {
+	if r.redeleteDue != nil && r.redeleteDue(op) {
+		return writeRedelete
+	}
+	return writeNone
 }
 
 // decision is what decide chose: the operation to report and the write to
@@ -101,9 +115,12 @@ type decision struct {
 // decide applies the decision table (docs/architecture.md); the first row
 // that applies wins:
 //
-//	any                                  delete.when true    -> delete (unless already deleting)
+//	any                                  delete.when true    -> delete (unless already deleting;
+//	                                                            then as the row "present, deleting")
 //	present, not deleting, fp differs    recreate.when true  -> recreate (delete, read, create on 404)
-//	present, deleting                    -                   -> no write, recreate pending
+//	present, deleting                    -                   -> no write, recreate pending; stalled and
+//	                                                            escalation due: delete again, read,
+//	                                                            create on 404
 //	absent                               create.when false   -> no write, skip
 //	absent                               -                   -> create
 //	present, fingerprint equal           -                   -> no write
@@ -122,8 +139,11 @@ func decide(obs observation, desiredFP func() (string, error), r rules) (decisio
 			return decision{op: OpDelete}, err
 		}
 		if del {
-			if obs.deleting() || !obs.present() {
+			if !obs.present() {
 				return decision{op: OpDelete, write: writeNone}, nil
+			}
+			if obs.deleting() {
+				return decision{op: OpDelete, write: r.stalledWrite(OpDelete)}, nil
 			}
 			return decision{op: OpDelete, write: writeDelete}, nil
 		}
@@ -141,7 +161,7 @@ func decide(obs observation, desiredFP func() (string, error), r rules) (decisio
 		return decision{op: OpCreate, write: writeCreate}, nil
 	}
 	if obs.deleting() {
-		return decision{op: OpRecreate, write: writeNone}, nil
+		return decision{op: OpRecreate, write: r.stalledWrite(OpRecreate)}, nil
 	}
 	fp, err := desiredFP()
 	if err != nil {

@@ -36,6 +36,10 @@ type harness struct {
 	logs io.Writer
 	// config is Options.Config (config.<path> param sources).
 	config map[string]any
+	// reuse runs every event on one pipeline (one process); without it
+	// each event gets a new one (another replica, or a restart).
+	reuse bool
+	p     *adapter.Pipeline
 }
 
 func newHarness(t *testing.T, deleteBehavior string) *harness {
@@ -72,6 +76,16 @@ func (h *harness) event(fields map[string]any) *adapter.Result {
 	for k, v := range fields {
 		data[k] = v
 	}
+	h.store.ResetCalls()
+	return h.pipeline().Run(context.Background(), adapter.Event{ID: "ev-1", Type: "com.redhat.hyperfleet.cluster.reconcile", Source: "test", Data: data})
+}
+
+// pipeline is the pipeline of the next event: a new one unless reuse is set.
+func (h *harness) pipeline() *adapter.Pipeline {
+	h.t.Helper()
+	if h.reuse && h.p != nil {
+		return h.p
+	}
 	var m adapter.Maestro = oneGetEach{h.store}
 	if h.batch {
 		m = h.store
@@ -86,8 +100,8 @@ func (h *harness) event(fields map[string]any) *adapter.Result {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	h.store.ResetCalls()
-	return p.Run(context.Background(), adapter.Event{ID: "ev-1", Type: "com.redhat.hyperfleet.cluster.reconcile", Source: "test", Data: data})
+	h.p = p
+	return p
 }
 
 // calls lists the Maestro calls of the last event as "verb name".

@@ -22,7 +22,12 @@ const DefaultPropagation = "Background"
 // recreate -> Delete, Get, and Create only on 404. As for a bundle it
 // never waits for a deletion.
 func (r *eventRun) reconcileKube(ctx context.Context, b *bundle) {
-	d, err := decide(b.obs, func() (string, error) { return b.fingerprint, b.renderErr }, r.rules(ctx, b))
+	rules := r.rules(ctx, b)
+	// The API server keeps a deletion until the object's finalizers are
+	// gone; sending the delete again cannot help, unlike Maestro's lost
+	// deletions (escalate.go), so a stalled object is only reported.
+	rules.redeleteDue = nil
+	d, err := decide(b.obs, func() (string, error) { return b.fingerprint, b.renderErr }, rules)
 	b.out.Operation = d.op
 	if err != nil {
 		r.fail(b, kubeReasonFor(err), err)

@@ -180,6 +180,10 @@ func TestKubeRecreateHeldByFinalizer(t *testing.T) {
 			[]string{"get Namespace", "list ConfigMap"}},
 		{"past the deadline: stalled", 45 * time.Second, false, adapter.OpRecreate, adapter.StateStalled, adapter.ReasonRecreationStalled, 75,
 			[]string{"get Namespace", "list ConfigMap"}},
+		// The API server keeps a deletion until the finalizers go: unlike a
+		// Maestro bundle, a stalled object is never deleted again.
+		{"next deadline period: still no second delete", 45 * time.Second, false, adapter.OpRecreate, adapter.StateStalled, adapter.ReasonRecreationStalled, 120,
+			[]string{"get Namespace", "list ConfigMap"}},
 		{"released, 404: created again", 0, true, adapter.OpCreate, adapter.StateDone, adapter.ReasonCreated, 0,
 			[]string{"get Namespace", "list ConfigMap", "create Namespace", "create ConfigMap"}},
 	}

@@ -25,6 +25,13 @@ import (
 //   - Delete is fire-and-forget: it returns once Maestro accepted the request,
 //     not when the agent finished. Deleting a bundle that is already gone
 //     returns ErrNotFound; deleting one already being deleted is accepted.
+//   - Redelete sends the delete again even when the bundle is already
+//     being deleted: Maestro keeps the first deletionTimestamp (the
+//     bundle's deletion age is unchanged) and delivers the deletion to the
+//     agent once more, which recovers an agent that lost the first one. On
+//     a bundle not being deleted it is Delete. ErrNotFound when the bundle
+//     is gone. The reconciler calls it only for a stalled deletion and
+//     bounds the calls (see escalation).
 //   - Any call may return ErrUnavailable (transport failure, timeout, 5xx);
 //     those are the only errors worth retrying. ErrInvalid marks a request the
 //     server rejected as malformed; retrying it cannot help.
@@ -36,6 +43,7 @@ type Maestro interface {
 	// to compute a patch.
 	Update(ctx context.Context, consumer string, observed, desired *workv1.ManifestWork) (*workv1.ManifestWork, error)
 	Delete(ctx context.Context, consumer, name string) error
+	Redelete(ctx context.Context, consumer, name string) error
 	// GetBundles reads several bundles in one request. It returns one entry
 	// per key, in the order of keys: the bundle as Get returns it
 	// (deletionTimestamp set while a deletion is pending), or nil where Get

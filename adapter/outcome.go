@@ -48,7 +48,11 @@ const (
 
 // Outcome is the result of reconciling one bundle for one event. CEL in post
 // sees it as bundles.<name> with the keys operation, state, reason,
-// fingerprint, pendingSeconds and error.
+// fingerprint, pendingSeconds, redeletes and error.
+//
+// Redeletes is how many times the pending deletion's delete has been sent
+// again by now (escalation of a stalled deletion), counted from the
+// deletion's age as every replica counts it; 0 while not stalled.
 type Outcome struct {
 	Name           string    `json:"name"`
 	Consumer       string    `json:"consumer"`
@@ -58,6 +62,7 @@ type Outcome struct {
 	Reason         string    `json:"reason"`
 	Fingerprint    string    `json:"fingerprint"`
 	PendingSeconds int64     `json:"pendingSeconds"`
+	Redeletes      int       `json:"redeletes"`
 	Error          string    `json:"error"`
 
 	err error
@@ -73,6 +78,7 @@ func (o Outcome) celValue() map[string]any {
 		"reason":         o.Reason,
 		"fingerprint":    o.Fingerprint,
 		"pendingSeconds": o.PendingSeconds,
+		"redeletes":      int64(o.Redeletes),
 		"error":          o.Error,
 		"consumer":       o.Consumer,
 		"workName":       o.WorkName,

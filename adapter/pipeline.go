@@ -89,6 +89,8 @@ type Pipeline struct {
 	celTimeout      time.Duration
 	templateTimeout time.Duration
 	tracer          trace.Tracer
+
+	recreations *recreations // seen pending, for reporting only (recreations.go)
 }
 
 // New checks the options and returns a pipeline.
@@ -98,7 +100,8 @@ func New(o Options) (*Pipeline, error) {
 	}
 	p := &Pipeline{task: o.Task, info: o.Adapter, maestro: o.Maestro, kube: o.Kube, view: o.View, api: o.API,
 		clock: o.Clock, env: o.LookupEnv, log: o.Logger, celTimeout: o.CELTimeout,
-		templateTimeout: o.TemplateTimeout, config: o.Config, tracer: o.Tracer}
+		templateTimeout: o.TemplateTimeout, config: o.Config, tracer: o.Tracer,
+		recreations: newRecreations()}
 	if p.maestro != nil {
 		p.maestro = counting{p.maestro}
 	}

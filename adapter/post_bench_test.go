@@ -81,6 +81,10 @@ func (m *benchMaestro) Delete(context.Context, string, string) error {
 	return fmt.Errorf("%w: the benchmark never deletes", ErrInvalid)
 }
 
+func (m *benchMaestro) Redelete(context.Context, string, string) error {
+	return fmt.Errorf("%w: the benchmark never deletes", ErrInvalid)
+}
+
 // benchAPI answers the onprem example's cluster GET and accepts status PUTs.
 type benchAPI struct{}
 

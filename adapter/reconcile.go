@@ -64,19 +64,24 @@ func (r *eventRun) reconcile(ctx context.Context, b *bundle) {
 		if r.deleteThenRead(ctx, b, OpRecreate) {
 			r.create(ctx, b, OpRecreate)
 		}
+	case writeRedelete:
+		if r.redeleteThenRead(ctx, b, d.op) && d.op == OpRecreate {
+			r.create(ctx, b, OpRecreate)
+		}
 	}
 	if !b.rendered && d.op != OpDelete {
 		// Report the desired fingerprint while a recreation is pending too;
 		// a render failure changes nothing here (nothing is written).
 		_, _ = r.render(b)
 	}
+	r.recall(b)
 	r.logOutcome(ctx, b)
 }
 
 // rules binds the bundle's lifecycle rules to this event's CEL variables.
 func (r *eventRun) rules(ctx context.Context, b *bundle) rules {
 	lc := b.res.Lifecycle
-	var out rules
+	out := rules{redeleteDue: func(op Operation) bool { return r.redeleteDue(b, op) }}
 	if lc == nil {
 		return out
 	}
@@ -231,6 +236,12 @@ func (r *eventRun) deleteThenRead(ctx context.Context, b *bundle, op Operation) 
 		r.fail(b, reasonFor(err), err)
 		return false
 	}
+	return r.readAfterDelete(ctx, b, op)
+}
+
+// readAfterDelete reads the bundle after a delete: true on 404, otherwise
+// the outcome is pending, stalled or failed.
+func (r *eventRun) readAfterDelete(ctx context.Context, b *bundle, op Operation) bool {
 	after, err := r.p.maestro.Get(ctx, b.consumer, b.workName)
 	switch {
 	case errors.Is(err, ErrNotFound):
@@ -275,6 +286,7 @@ func (r *eventRun) pending(b *bundle, op Operation, waited time.Duration) {
 	if waited > r.deadline(b, op) {
 		b.out.State = StateStalled
 	}
+	b.out.Redeletes = escalationFor(b.res.Lifecycle, op).sent(waited)
 	b.out.Reason = reasons[op][b.out.State]
 }
 

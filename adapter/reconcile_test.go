@@ -27,6 +27,8 @@ func TestDecisionTable(t *testing.T) {
 		state    adapter.State
 		reason   string
 		calls    []string
+		// redeletes is the outcome's count of deletes sent again (escalation).
+		redeletes int
 	}{
 		{
 			name: "absent: create", bundle: "job",
@@ -69,7 +71,29 @@ func TestDecisionTable(t *testing.T) {
 			setup: []step{{}, {fields: map[string]any{"generation": int64(2), "recreate": true}}},
 			event: step{fields: map[string]any{"generation": int64(2), "recreate": true}, after: 6 * time.Minute},
 			op:    adapter.OpRecreate, state: adapter.StateStalled, reason: adapter.ReasonRecreationStalled,
-			calls: []string{"get x-config", "get x-job"},
+			calls: []string{"get x-config", "get x-job"}, redeletes: 1,
+		},
+		{
+			name: "present, deleting past deletion_deadline, in a re-delete window: delete again, read", bundle: "job",
+			setup: []step{{}, {fields: map[string]any{"generation": int64(2), "recreate": true}}},
+			event: step{fields: map[string]any{"generation": int64(2), "recreate": true}, after: 5*time.Minute + 5*time.Second},
+			op:    adapter.OpRecreate, state: adapter.StateStalled, reason: adapter.ReasonRecreationStalled,
+			calls: []string{"get x-config", "get x-job", "redelete x-job", "get x-job"}, redeletes: 1,
+		},
+		{
+			name: "present, deleting, past the last attempt's window: no write", bundle: "job",
+			setup: []step{{}, {fields: map[string]any{"generation": int64(2), "recreate": true}}},
+			event: step{fields: map[string]any{"generation": int64(2), "recreate": true}, after: 20*time.Minute + 5*time.Second},
+			op:    adapter.OpRecreate, state: adapter.StateStalled, reason: adapter.ReasonRecreationStalled,
+			calls: []string{"get x-config", "get x-job"}, redeletes: 3,
+		},
+		{
+			name: "delete rule while deleting past deletion_deadline, in a re-delete window: delete again, read", bundle: "job",
+			setup: []step{{}, {fields: map[string]any{"deleting": true}}},
+			event: step{fields: map[string]any{"deleting": true}, after: 10*time.Minute + 5*time.Second},
+			op:    adapter.OpDelete, state: adapter.StateStalled, reason: adapter.ReasonDeletionStalled,
+			calls:     []string{"get x-config", "get x-job", "redelete x-config", "get x-config", "redelete x-job", "get x-job"},
+			redeletes: 1,
 		},
 		{
 			name: "deleted by the agent: the next event creates", bundle: "job",
@@ -135,8 +159,12 @@ func TestDecisionTable(t *testing.T) {
 			if res.Err() != nil {
 				t.Fatalf("event failed: %v", res.Err())
 			}
-			wantOutcome(t, outcome(t, res, tt.bundle), tt.op, tt.state, tt.reason)
+			o := outcome(t, res, tt.bundle)
+			wantOutcome(t, o, tt.op, tt.state, tt.reason)
 			wantCalls(t, h.calls(), tt.calls...)
+			if o.Redeletes != tt.redeletes {
+				t.Errorf("redeletes = %d, want %d", o.Redeletes, tt.redeletes)
+			}
 		})
 	}
 }

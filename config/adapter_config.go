@@ -102,7 +102,10 @@ type BrokerSubscription struct {
 
 // MaestroConfig configures the Maestro source client. Defaults: timeout 10s,
 // 3 retry attempts for unavailable errors, 1 REST read in flight per pod
-// (max_concurrent_reads; see maestroclient.Options.MaxConcurrentReads).
+// (max_concurrent_reads; see maestroclient.Options.MaxConcurrentReads), and
+// per consumer at most 25 writes at once then 20 per second
+// (consumer_write_burst, consumer_writes_per_second; see
+// maestroclient.WriteBudget): 0 means the default.
 type MaestroConfig struct {
 	GRPCServerAddress        string      `yaml:"grpc_server_address"`
 	HTTPServerAddress        string      `yaml:"http_server_address"`
@@ -113,6 +116,8 @@ type MaestroConfig struct {
 	ServerHealthinessTimeout Duration    `yaml:"server_healthiness_timeout"`
 	RetryAttempts            int         `yaml:"retry_attempts"`
 	MaxConcurrentReads       int         `yaml:"max_concurrent_reads"`
+	ConsumerWritesPerSecond  float64     `yaml:"consumer_writes_per_second"`
+	ConsumerWriteBurst       int         `yaml:"consumer_write_burst"`
 	Keepalive                Keepalive   `yaml:"keepalive"`
 	Auth                     MaestroAuth `yaml:"auth"`
 	View                     MaestroView `yaml:"view"`
@@ -262,6 +267,12 @@ func (m *MaestroConfig) validate(l *errorList, path string) {
 	}
 	if m.MaxConcurrentReads < 0 {
 		l.add(path+".max_concurrent_reads", "must not be negative (0 means the default)")
+	}
+	if m.ConsumerWritesPerSecond < 0 {
+		l.add(path+".consumer_writes_per_second", "must not be negative (0 means the default)")
+	}
+	if m.ConsumerWriteBurst < 0 {
+		l.add(path+".consumer_write_burst", "must not be negative (0 means the default)")
 	}
 	oneOf(l, path+".auth.type", m.Auth.Type, "", "tls", "none")
 	tls := m.Auth.TLSConfig

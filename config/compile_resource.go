@@ -205,6 +205,7 @@ func compileRule(l *errorList, env *CELEnv, rule *LifecycleRule, path string, ku
 	if rule.DeletionDeadline == 0 {
 		rule.DeletionDeadline = Duration(DefaultDeletionDeadline)
 	}
+	compileRedelete(l, rule, path)
 	if rule.PropagationPolicy != "" {
 		oneOf(l, path+".propagation_policy", rule.PropagationPolicy, "Foreground", "Background", "Orphan")
 		if kube {

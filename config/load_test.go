@@ -112,6 +112,8 @@ func TestBrokenAdapterConfig(t *testing.T) {
 		`clients.maestro.auth.type: set auth.type: tls, or insecure: true`,
 		`bad-adapter.yaml:8: clients.maestro.max_concurrent_reads: must not be negative (0 means the default)`,
 		`bad-adapter.yaml:9: clients.maestro.view.max_age: must not be negative, got -1s`,
+		`bad-adapter.yaml:10: clients.maestro.consumer_writes_per_second: must not be negative (0 means the default)`,
+		`bad-adapter.yaml:11: clients.maestro.consumer_write_burst: must not be negative (0 means the default)`,
 	})
 }
 

@@ -316,9 +316,18 @@ type CreateRule struct {
 // PropagationPolicy (Background, the default, Foreground or Orphan) is the
 // delete's propagation on a kubernetes resource; a Maestro bundle ignores it
 // (its spec.deleteOption governs), with a load warning.
+//
+// Past the deadline a stalled deletion is escalated: the delete is sent
+// again at most Redeletes times (default DefaultRedeletes; 0 turns it off),
+// once per deadline period, by events that fall within RedeleteWindow
+// (default DefaultRedeleteWindow) after the period begins. Both are
+// normalized at load: after a successful load Redeletes is never nil and
+// RedeleteWindow never zero.
 type LifecycleRule struct {
 	When              *When    `yaml:"when"`
 	DeletionDeadline  Duration `yaml:"deletion_deadline"`
+	Redeletes         *int     `yaml:"redeletes"`
+	RedeleteWindow    Duration `yaml:"redelete_window"`
 	PropagationPolicy string   `yaml:"propagation_policy"`
 }
 

@@ -26,23 +26,52 @@ const replicaConsumers = 10
 // Two replicas on one queue, 1,000 events over 100 clusters with
 // recreations in flight: every bundle converges to the desired generation,
 // exactly one delete per recreation (no bundle that already carries the
-// desired fingerprint is deleted), and no event is lost. A cluster whose old
-// bundle the real agent provably lost (agentLostDeletion) cannot converge;
-// it is reported, and it must still have had exactly its one delete.
+// desired fingerprint is deleted), and no event is lost.
+//
+// A real agent loses a few deletions (1-5 of 100 in earlier runs;
+// docs/reliability.md). The recreate rule's deletion_deadline is 1m here,
+// so such a deletion is stalled after a minute and its delete is sent again
+// (redeletes), at most the bounded number of times. A cluster still not
+// converged must be one the agent provably lost (agentLostDeletion); the
+// test then applies the operator's remedy, restarting that agent, and the
+// cluster must converge. The log says how many needed it.
 //
 // The clusters are spread over ten consumers, each served by its own real
 // `maestro agent` (twenty bundles each), as hosted clusters spread over
-// management clusters. With all 100 clusters on one agent, Maestro itself
-// stalled: sdk-go's gRPC broker blocks every subscriber while one
-// subscriber's 100-slot channel is full, and 100 recreations at once fill
-// it (docs/reliability.md).
+// management clusters; TestOneAgentHundredRecreations puts all of them on
+// one agent.
 func TestTwoReplicasConverge(t *testing.T) {
 	st := requireStack(t)
-	consumers := startAgents(t, "e2e-rep", replicaConsumers)
+	recreateAndConverge(t, st, startAgents(t, unique("heal-rep"), replicaConsumers))
+}
+
+// All 100 clusters on one real agent, recreating at once. Maestro's gRPC
+// broker blocks every subscriber while one subscriber's 100-slot channel is
+// full, and 100 recreations at once filled it: 60 of 100 clusters had not
+// converged after 30 rounds. The per-consumer write budget
+// (maestroclient.WriteBudget) keeps each replica's writes of one consumer
+// to a quarter of that channel at once. In this change's runs the stall
+// did not come back with the budget, nor without it (docs/reliability.md):
+// the test guards convergence, it does not isolate the budget. Deletions
+// the agent loses are handled as in TestTwoReplicasConverge.
+func TestOneAgentHundredRecreations(t *testing.T) {
+	st := requireStack(t)
+	recreateAndConverge(t, st, startAgents(t, unique("heal-one"), 1))
+}
+
+// recreationDeadline is the recreate rule's deletion_deadline in the
+// replica tests: a lost deletion's delete is sent again after it.
+const recreationDeadline = "1m"
+
+// recreateAndConverge runs two replicas on one queue over 100 clusters
+// placed round-robin on consumers: all applied at generation 1, then all
+// recreated at generation 2 with Sentinel-like rounds until they converge.
+func recreateAndConverge(t *testing.T, st *stack, consumers []string) {
 	api := newAPI(t)
 	topic := unique("e2e-")
 	dir := newAdapterDir(t, st, api, topic, rabbitBroker(st, topic))
 	consumerFromCluster(t, dir)
+	shortenDeletionDeadline(t, dir, recreationDeadline)
 	a := startAdapter(t, st, dir, topic)
 	b := startAdapter(t, st, dir, topic)
 	kc := kubeClient(t, st)
@@ -59,7 +88,11 @@ func TestTwoReplicasConverge(t *testing.T) {
 		send(id, 1)
 	}
 	waitApplied(t, api, ids, 1, 180*time.Second, true)
-	deletesBefore := a.metric("bundle_adapter_maestro_requests_total", `verb="delete"`) + b.metric("bundle_adapter_maestro_requests_total", `verb="delete"`)
+	writes := func(verb string) float64 {
+		return a.metric("bundle_adapter_maestro_requests_total", `verb="`+verb+`"`) +
+			b.metric("bundle_adapter_maestro_requests_total", `verb="`+verb+`"`)
+	}
+	deletesBefore := writes("delete")
 	for _, id := range ids {
 		api.setCluster(id, 2, placement[id])
 	}
@@ -67,34 +100,50 @@ func TestTwoReplicasConverge(t *testing.T) {
 	// Like Sentinel, resend the event of every cluster not yet reconciled
 	// about every 10 s: a recreation continues only on the next event after
 	// Maestro's 404, which comes when the agent's deletion (foreground, on
-	// its own backoff) is done. At least 10 events per cluster, at most 30;
-	// no more once every cluster left is one whose deletion the agent lost.
-	sent := 0
-	for round := 0; round < 30; round++ {
-		pending := notApplied(api, ids, 2)
-		if round >= eventsEach-1 && len(agentLost.unexplained(pending)) == 0 {
-			break
-		}
-		targets := ids
-		if round >= eventsEach-1 {
-			targets = pending
-		}
-		for _, id := range targets {
-			send(id, 2)
-			sent++
-		}
-		time.Sleep(10 * time.Second)
-	}
-	t.Logf("%d generation-1 and %d generation-2 events sent", clusters, sent)
+	// its own backoff) is done. At least 10 events per cluster, at most 20
+	// rounds: the three re-sent deletes of a deletion stalled from the start
+	// go out by 3m15s.
+	rounds := sentinelRounds(t, api, ids, send, eventsEach, 20)
 	waitApplied(t, api, ids, 2, 30*time.Second, false)
 	pending := notApplied(api, ids, 2)
-	for id, why := range agentLost.unexplained(pending) {
-		t.Errorf("cluster %s not converged: %v (last status %v)", id, why, api.LastStatus(id))
+	lost, unexplained := []string{}, agentLost.unexplained(pending)
+	for _, id := range pending {
+		if why := unexplained[id]; why != nil {
+			t.Errorf("cluster %s not converged: %v (last status %v)", id, why, api.LastStatus(id))
+			continue
+		}
+		lost = append(lost, id)
 	}
-	t.Logf("%d of %d clusters converged; the agent lost the deletion of the old bundle of %v", clusters-len(pending), clusters, pending)
-	deletes := a.metric("bundle_adapter_maestro_requests_total", `verb="delete"`) + b.metric("bundle_adapter_maestro_requests_total", `verb="delete"`) - deletesBefore
-	if deletes != clusters {
+	t.Logf("%d of %d clusters converged in %d rounds; %v deletes re-sent for stalled deletions",
+		clusters-len(pending), clusters, rounds, writes("redelete"))
+	if len(lost) > 0 {
+		// The re-sent deletes reached the agent (its log shows each
+		// delete_request) but it confirmed none of these: the operator's
+		// remedy (docs/reliability.md) is to restart the agent, whose resync
+		// gets every deleting bundle again.
+		var restart []string
+		for _, id := range lost {
+			if c := placement[id]["consumer"].(string); !slices.Contains(restart, c) {
+				restart = append(restart, c)
+			}
+		}
+		t.Logf("the agent lost %d deletions the re-sent deletes did not recover (%v); restarting agents %v", len(lost), lost, restart)
+		restartAgents(t, restart)
+		sentinelRounds(t, api, lost, send, 0, 10)
+		waitApplied(t, api, lost, 2, 30*time.Second, false)
+		for _, id := range notApplied(api, lost, 2) {
+			t.Errorf("cluster %s not converged after its agent restarted (last status %v)", id, api.LastStatus(id))
+		}
+	}
+	pending = notApplied(api, ids, 2)
+	redeletes := writes("redelete")
+	if deletes := writes("delete") - deletesBefore; deletes != clusters {
 		t.Errorf("%v deletes for %d recreations, want exactly one each", deletes, clusters)
+	}
+	// 3 attempts (the default redeletes), each sent by the events in its
+	// 15 s window: with 10 s rounds at most 2 per attempt, for each cluster.
+	if maxRedeletes := float64(clusters * 3 * 2); redeletes > maxRedeletes {
+		t.Errorf("%v deletes re-sent, want at most %v", redeletes, maxRedeletes)
 	}
 	for _, id := range ids {
 		if slices.Contains(pending, id) {
@@ -112,14 +161,63 @@ func TestTwoReplicasConverge(t *testing.T) {
 	}
 }
 
+// sentinelRounds resends, about every 10 s, the event of every cluster of
+// ids (all of them for the first `all` rounds, then those not applied at
+// generation 2) until none is left after those rounds, at most max rounds.
+// It returns the rounds sent.
+func sentinelRounds(t *testing.T, api *hyperfleetAPI, ids []string, send func(string, int), all, max int) int {
+	t.Helper()
+	rounds, sent := 0, 0
+	for ; rounds < max; rounds++ {
+		pending := notApplied(api, ids, 2)
+		if rounds >= all-1 && len(pending) == 0 {
+			break
+		}
+		targets := ids
+		if rounds >= all-1 {
+			targets = pending
+		}
+		for _, id := range targets {
+			send(id, 2)
+			sent++
+		}
+		time.Sleep(10 * time.Second)
+	}
+	t.Logf("%d generation-2 events sent in %d rounds", sent, rounds)
+	return rounds
+}
+
+// restartAgents stops and starts the real agents of the named consumers
+// (hack/agent.sh), as an operator restarts a stuck agent.
+func restartAgents(t *testing.T, names []string) {
+	t.Helper()
+	for _, verb := range []string{"stop", "start"} {
+		if out, err := exec.Command("../hack/agent.sh", append([]string{verb}, names...)...).CombinedOutput(); err != nil {
+			t.Fatalf("hack/agent.sh %s: %v\n%s", verb, err, out)
+		}
+	}
+}
+
+// shortenDeletionDeadline sets the recreate rule's deletion_deadline in the
+// task config of dir.
+func shortenDeletionDeadline(t *testing.T, dir, deadline string) {
+	t.Helper()
+	path := stacktest.FilesIn(dir).Task
+	task := readFile(t, path)
+	if !strings.Contains(task, "deletion_deadline: 10m") {
+		t.Fatalf("%s: no deletion_deadline: 10m to shorten; update shortenDeletionDeadline", path)
+	}
+	writeFile(t, path, strings.Replace(task, "deletion_deadline: 10m", "deletion_deadline: "+deadline, 1))
+}
+
 // lostDeletions tells the clusters whose old validation bundle the agent
 // lost the deletion of (see agentLostDeletion). sdk-go's agent store has
 // that race: a status patch of the work racing the delete event overwrites
 // the deletion, so the agent deletes the Job but never reports the bundle
 // deleted, and at its next requeue applies the old Job again (see
-// docs/reliability.md). The adapter rightly waits (RecreationPending, then
-// RecreationStalled): it neither creates the new bundle nor deletes again,
-// which the delete count checks.
+// docs/reliability.md). The adapter waits (RecreationPending, then
+// RecreationStalled) and never creates the new bundle meanwhile; past the
+// deadline it sends the delete again (verb redelete), which recovers it.
 type lostDeletions struct {
 	t         *testing.T
 	mc        *maestroclient.Client

@@ -15,7 +15,7 @@ import (
 func testClient(attempts int, timeout time.Duration) *Client {
 	opts := Options{Timeout: timeout, Retry: RetryOptions{Attempts: attempts, InitialBackoff: time.Millisecond,
 		MaxBackoff: 4 * time.Millisecond}, Logger: slog.New(slog.DiscardHandler)}.withDefaults()
-	return &Client{opts: opts, log: opts.Logger, libLog: opts.Logger.Handler()}
+	return &Client{opts: opts, log: opts.Logger, libLog: opts.Logger.Handler(), writes: newBudget(opts.ConsumerWrites, time.Now)}
 }
 
 func TestCallRetries(t *testing.T) {

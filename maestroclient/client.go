@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	workv1client "open-cluster-management.io/api/client/work/clientset/versioned/typed/work/v1"
 	"open-cluster-management.io/sdk-go/pkg/cloudevents/clients/common"
@@ -36,6 +37,8 @@ type Client struct {
 	// sem serializes the calls of the shared work client: SetNamespace
 	// stores the namespace in it, so namespace and call go together.
 	sem chan struct{}
+	// writes is the per-consumer write budget, shared by a Pool's Clients.
+	writes *budget
 }
 
 // New connects a Client. ctx bounds the client's life: its background
@@ -51,12 +54,13 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("maestroclient: %w", err)
 	}
-	return newClient(ctx, opts, rest)
+	return newClient(ctx, opts, rest, newBudget(opts.ConsumerWrites, time.Now))
 }
 
 // newClient connects a Client with defaulted, valid opts that reads through
-// rest (which a Pool shares among its Clients).
-func newClient(ctx context.Context, opts Options, rest *restReader) (*Client, error) {
+// rest and spends writes from writes (both of which a Pool shares among its
+// Clients).
+func newClient(ctx context.Context, opts Options, rest *restReader, writes *budget) (*Client, error) {
 	dialer, err := newDialer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("maestroclient: %w", err)
@@ -72,6 +76,7 @@ func newClient(ctx context.Context, opts Options, rest *restReader) (*Client, er
 	return &Client{
 		opts: opts, log: opts.Logger, rest: rest, works: works,
 		dialer: dialer, cancel: cancel, libLog: libLog, closed: closed, sem: make(chan struct{}, 1),
+		writes: writes,
 	}, nil
 }
 
@@ -124,10 +129,15 @@ func newDialer(opts Options) (*grpcoptions.GRPCDialer, error) {
 	return dialer, nil
 }
 
-// withConsumer runs fn on the shared work client scoped to consumer, holding
-// the client's semaphore so no other call changes the namespace meanwhile.
+// withConsumer runs fn, a write, on the shared work client scoped to
+// consumer, holding the client's semaphore so no other call changes the
+// namespace meanwhile. It first waits for consumer's write budget, without
+// the semaphore: writes of other consumers go on meanwhile.
 func (c *Client) withConsumer(ctx context.Context, consumer string,
 	fn func(workv1client.ManifestWorkInterface) error) error {
+	if err := c.writes.wait(ctx, consumer); err != nil {
+		return err
+	}
 	select {
 	case c.sem <- struct{}{}:
 	case <-ctx.Done():

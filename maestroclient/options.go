@@ -79,6 +79,13 @@ type Options struct {
 	// Default DefaultMaxConcurrentReads.
 	MaxConcurrentReads int
 
+	// ConsumerWrites bounds the writes sent for each consumer, across every
+	// Client of a Pool, so that one agent's backlog cannot fill its channel
+	// in Maestro and stall Maestro's broker for every agent (see
+	// WriteBudget). Default DefaultConsumerWriteBurst at once, then
+	// DefaultConsumerWritesPerSecond.
+	ConsumerWrites WriteBudget
+
 	// Keepalive configures gRPC keepalive pings on the source connection.
 	// Zero Time (the default) sends none.
 	Keepalive KeepaliveOptions
@@ -155,6 +162,8 @@ func (o Options) withDefaults() Options {
 	o.Retry.InitialBackoff = min(o.Retry.InitialBackoff, o.Retry.MaxBackoff)
 	o.Clients = orDefault(o.Clients, DefaultClients)
 	o.MaxConcurrentReads = orDefault(o.MaxConcurrentReads, DefaultMaxConcurrentReads)
+	o.ConsumerWrites.PerSecond = orDefault(o.ConsumerWrites.PerSecond, DefaultConsumerWritesPerSecond)
+	o.ConsumerWrites.Burst = orDefault(o.ConsumerWrites.Burst, DefaultConsumerWriteBurst)
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -180,6 +189,9 @@ func (o Options) validate() error {
 	}
 	if o.MaxConcurrentReads < 1 {
 		errs = append(errs, errors.New("max concurrent reads must be positive"))
+	}
+	if o.ConsumerWrites.PerSecond < 0 || o.ConsumerWrites.Burst < 1 {
+		errs = append(errs, errors.New("consumer writes: rate and burst must be positive"))
 	}
 	errs = append(errs, o.GRPC.validate("grpc"))
 	errs = append(errs, o.HTTP.validate("http"))

@@ -10,7 +10,8 @@ func TestOptionsDefaults(t *testing.T) {
 	o := Options{}.withDefaults()
 	if o.GRPCAddress != DefaultGRPCAddress || o.HTTPURL != DefaultHTTPURL || o.SourceID != DefaultSourceID ||
 		o.Timeout != DefaultTimeout || o.Retry.Attempts != DefaultRetryAttempts ||
-		o.Retry.InitialBackoff != DefaultInitialBackoff || o.Retry.MaxBackoff != DefaultMaxBackoff || o.Logger == nil {
+		o.Retry.InitialBackoff != DefaultInitialBackoff || o.Retry.MaxBackoff != DefaultMaxBackoff || o.Logger == nil ||
+		o.ConsumerWrites != (WriteBudget{PerSecond: DefaultConsumerWritesPerSecond, Burst: DefaultConsumerWriteBurst}) {
 		t.Errorf("defaults not applied: %+v", o)
 	}
 	if err := o.validate(); err == nil || !strings.Contains(err.Error(), "plaintext") {
@@ -35,6 +36,8 @@ func TestOptionsValidate(t *testing.T) {
 		{"insecure with CA", Options{HTTP: insecure, GRPC: TLSOptions{Insecure: true, CAFile: "ca.pem"}}, "excludes"},
 		{"token in plaintext", Options{HTTP: insecure, GRPC: insecure, GRPCTokenFile: "t"}, "token"},
 		{"negative timeout", Options{HTTP: insecure, GRPC: insecure, Timeout: -time.Second}, "positive"},
+		{"negative write rate", Options{HTTP: insecure, GRPC: insecure, ConsumerWrites: WriteBudget{PerSecond: -1}}, "consumer writes"},
+		{"negative write burst", Options{HTTP: insecure, GRPC: insecure, ConsumerWrites: WriteBudget{Burst: -1}}, "consumer writes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"time"
 
 	workv1 "open-cluster-management.io/api/work/v1"
 
@@ -22,8 +23,9 @@ var _ adapter.Maestro = (*Pool)(nil)
 // consumer and name: the writes of one bundle keep the order the caller
 // makes them in, exactly as with one Client. No Client subscribes to status
 // events (see newSourceClient) but the first, when Options.Status asks for
-// the stream. All Clients share one REST connection pool
-// and its read slots (Options.MaxConcurrentReads).
+// the stream. All Clients share one REST connection pool and its read slots
+// (Options.MaxConcurrentReads), and one per-consumer write budget
+// (Options.ConsumerWrites).
 //
 // A Pool is safe for concurrent use. Create it with NewPool and release it
 // with Close.
@@ -43,11 +45,12 @@ func NewPool(ctx context.Context, opts Options) (*Pool, error) {
 		return nil, fmt.Errorf("maestroclient: %w", err)
 	}
 	p := &Pool{clients: make([]*Client, 0, opts.Clients)}
+	writes := newBudget(opts.ConsumerWrites, time.Now)
 	for i := range opts.Clients {
 		if i > 0 {
 			opts.Status = nil // one subscription per pool: every client would get every event
 		}
-		c, err := newClient(ctx, opts, rest)
+		c, err := newClient(ctx, opts, rest, writes)
 		if err != nil {
 			_ = p.Close()
 			return nil, err
@@ -107,4 +110,9 @@ func (p *Pool) Update(ctx context.Context, consumer string, observed, desired *w
 // Delete asks for a bundle's deletion; see Client.Delete.
 func (p *Pool) Delete(ctx context.Context, consumer, name string) error {
 	return p.client(consumer, name).Delete(ctx, consumer, name)
+}
+
+// Redelete sends a bundle's delete again; see Client.Redelete.
+func (p *Pool) Redelete(ctx context.Context, consumer, name string) error {
+	return p.client(consumer, name).Redelete(ctx, consumer, name)
 }

@@ -56,6 +56,13 @@ func (x *maestro) Delete(ctx context.Context, consumer, name string) error {
 	return err
 }
 
+// Redelete counts as verb redelete: a stalled deletion's delete sent again.
+func (x *maestro) Redelete(ctx context.Context, consumer, name string) error {
+	err := x.next.Redelete(ctx, consumer, name)
+	x.c.maestroRequests.WithLabelValues("redelete", maestroCode(err)).Inc()
+	return err
+}
+
 func isNotFound(err error) bool { return errors.Is(err, adapter.ErrNotFound) }
 
 // maestroCode names a Maestro result for the code label.

@@ -68,7 +68,8 @@ func (e errMaestro) Create(context.Context, string, *workv1.ManifestWork) (*work
 func (e errMaestro) Update(context.Context, string, *workv1.ManifestWork, *workv1.ManifestWork) (*workv1.ManifestWork, error) {
 	return nil, e.err
 }
-func (e errMaestro) Delete(context.Context, string, string) error { return e.err }
+func (e errMaestro) Delete(context.Context, string, string) error   { return e.err }
+func (e errMaestro) Redelete(context.Context, string, string) error { return e.err }
 func (e errMaestro) GetBundles(_ context.Context, keys []adapter.BundleKey) ([]*workv1.ManifestWork, error) {
 	return make([]*workv1.ManifestWork, len(keys)), e.err
 }
@@ -89,11 +90,14 @@ func TestMaestroRequestCodes(t *testing.T) {
 		mc := m.Maestro(errMaestro{tt.err})
 		mc.Get(context.Background(), "c", "n")
 		mc.Delete(context.Background(), "c", "n")
-		if got := testutil.ToFloat64(m.maestroRequests.WithLabelValues("get", tt.code)); got != 1 {
-			t.Errorf("%v: get{%s} = %v", tt.err, tt.code, got)
+		mc.Redelete(context.Background(), "c", "n")
+		for _, verb := range []string{"get", "delete", "redelete"} {
+			if got := testutil.ToFloat64(m.maestroRequests.WithLabelValues(verb, tt.code)); got != 1 {
+				t.Errorf("%v: %s{%s} = %v", tt.err, verb, tt.code, got)
+			}
 		}
-		if !strings.Contains(fmt.Sprint(testutil.CollectAndCount(m.maestroRequests)), "2") {
-			t.Errorf("want two series (get, delete)")
+		if !strings.Contains(fmt.Sprint(testutil.CollectAndCount(m.maestroRequests)), "3") {
+			t.Errorf("want three series (get, delete, redelete)")
 		}
 	}
 }

@@ -22,7 +22,7 @@ const (
 )
 
 // Maestro wraps m so that every call is a span ("maestro.Get",
-// "maestro.Create", "maestro.Update", "maestro.Delete",
+// "maestro.Create", "maestro.Update", "maestro.Delete", "maestro.Redelete",
 // "maestro.GetBundles"), a child of the span in the call's context, with
 // the consumer and the bundle's ManifestWork name as attributes
 // (GetBundles: the number of bundles, and their consumer when they share
@@ -71,6 +71,13 @@ func (m *tracedMaestro) Update(ctx context.Context, consumer string, observed, d
 func (m *tracedMaestro) Delete(ctx context.Context, consumer, name string) error {
 	ctx, span := m.start(ctx, "Delete", AttrConsumer.String(consumer), AttrWork.String(name))
 	err := m.next.Delete(ctx, consumer, name)
+	end(span, err)
+	return err
+}
+
+func (m *tracedMaestro) Redelete(ctx context.Context, consumer, name string) error {
+	ctx, span := m.start(ctx, "Redelete", AttrConsumer.String(consumer), AttrWork.String(name))
+	err := m.next.Redelete(ctx, consumer, name)
 	end(span, err)
 	return err
 }

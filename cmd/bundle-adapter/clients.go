@@ -51,6 +51,7 @@ func maestroOptions(c config.MaestroConfig, log *slog.Logger) maestroclient.Opti
 		SourceID: c.SourceID, Timeout: c.Timeout.D(),
 		Retry:                    maestroclient.RetryOptions{Attempts: c.RetryAttempts},
 		MaxConcurrentReads:       c.MaxConcurrentReads,
+		ConsumerWrites:           maestroclient.WriteBudget{PerSecond: c.ConsumerWritesPerSecond, Burst: c.ConsumerWriteBurst},
 		Keepalive:                maestroclient.KeepaliveOptions{Time: c.Keepalive.Time.D(), Timeout: c.Keepalive.Timeout.D()},
 		ServerHealthinessTimeout: c.ServerHealthinessTimeout.D(),
 		Logger:                   log.With("component", "maestro"),

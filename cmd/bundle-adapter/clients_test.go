@@ -55,3 +55,21 @@ func TestPubSubInsecureIsPassedOn(t *testing.T) {
 		t.Errorf("endpoint %q insecure %v, want emulator:8085 and true", o.Endpoint, o.Insecure)
 	}
 }
+
+// The write budget keys of clients.maestro reach the Maestro client; unset
+// they leave the client's defaults to it.
+func TestConsumerWriteBudgetIsPassedOn(t *testing.T) {
+	tests := []struct {
+		name string
+		c    config.MaestroConfig
+		want maestroclient.WriteBudget
+	}{
+		{"set", config.MaestroConfig{ConsumerWritesPerSecond: 5, ConsumerWriteBurst: 10}, maestroclient.WriteBudget{PerSecond: 5, Burst: 10}},
+		{"unset: the client's defaults", config.MaestroConfig{}, maestroclient.WriteBudget{}},
+	}
+	for _, tt := range tests {
+		if got := maestroOptions(tt.c, slog.New(slog.DiscardHandler)).ConsumerWrites; got != tt.want {
+			t.Errorf("%s: write budget %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}

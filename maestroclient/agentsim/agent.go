@@ -57,6 +57,14 @@ type Options struct {
 	Delete DeleteMode
 	// DeleteDelay is the wait of DeleteAfterDelay.
 	DeleteDelay time.Duration
+	// LoseDeletes is a fault: the first LoseDeletes deletion requests each
+	// bundle receives are lost the way sdk-go's agent store race loses them
+	// on a real agent (a status patch racing the delete event writes the
+	// cached work back without its deletionTimestamp). The agent reports
+	// nothing, the bundle stays deleting in Maestro, and only a deletion
+	// request delivered again (a delete re-sent through Maestro, a resync)
+	// is answered as Delete says. Default 0: nothing is lost.
+	LoseDeletes int
 	// Feedback, when set, is reported as status feedback of every manifest.
 	Feedback []workv1.FeedbackValue
 	// Logger receives the agent's logs. Default slog.Default().
@@ -76,6 +84,7 @@ type Agent struct {
 
 	mu    sync.Mutex
 	holds map[string]hold // by uid: deletions released, held or being confirmed
+	lost  map[string]int  // by uid: deletion requests lost (Options.LoseDeletes)
 }
 
 // Start connects an agent for opts.Consumer and returns once its informer
@@ -100,7 +109,7 @@ func Start(ctx context.Context, opts Options) (*Agent, error) {
 	}
 	a := &Agent{
 		opts: opts, log: log, works: holder.ManifestWorks(opts.Consumer), store: local, cancel: cancel,
-		done: make(chan struct{}), holds: map[string]hold{},
+		done: make(chan struct{}), holds: map[string]hold{}, lost: map[string]int{},
 		queue: workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](
 			10*time.Millisecond, time.Second)),
 	}

@@ -36,6 +36,9 @@ func (a *Agent) onDelete(ctx context.Context, w *workv1.ManifestWork) error {
 	if state == holdHeld || state == holdConfirming {
 		return nil
 	}
+	if lost, err := a.lose(w); lost || err != nil {
+		return err
+	}
 	if err := a.reportDeleting(ctx, w); err != nil {
 		return err
 	}
@@ -52,6 +55,30 @@ func (a *Agent) onDelete(ctx context.Context, w *workv1.ManifestWork) error {
 		time.AfterFunc(a.opts.DeleteDelay, func() { a.confirmAndLog(ctx, id) })
 	}
 	return nil
+}
+
+// lose drops this deletion request while fewer than Options.LoseDeletes of
+// the bundle's were dropped, as sdk-go's agent store race does: the cached
+// work is written back without its deletionTimestamp, so the informer sees
+// a live bundle again and nothing is reported to Maestro. It reports whether
+// the request was lost.
+func (a *Agent) lose(w *workv1.ManifestWork) (bool, error) {
+	a.mu.Lock()
+	lose := a.lost[w.Name] < a.opts.LoseDeletes
+	a.mu.Unlock()
+	if !lose {
+		return false, nil
+	}
+	live := w.DeepCopy()
+	live.DeletionTimestamp = nil
+	if err := a.store.Update(live); err != nil {
+		return false, fmt.Errorf("lose deletion: %w", err) // retried: lost next time
+	}
+	a.mu.Lock()
+	a.lost[w.Name]++ // the queue hands one name to one worker at a time
+	a.mu.Unlock()
+	a.log.Info("fault: deletion request lost", "name", w.Name)
+	return true, nil
 }
 
 // Release confirms the held deletion of a bundle now, or as soon as it
@@ -112,6 +139,7 @@ func (a *Agent) confirm(ctx context.Context, id string) error {
 	err = a.store.Delete(cur)
 	a.mu.Lock()
 	delete(a.holds, id)
+	delete(a.lost, id)
 	a.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("drop deleted bundle from cache: %w", err)

@@ -68,6 +68,7 @@ var Scenarios = []Scenario{
 	{"DeleteIsSoftUntilConfirmed", deleteIsSoft},
 	{"DeleteMissing", deleteMissing},
 	{"DeleteWhileDeletingIsAccepted", deleteWhileDeleting},
+	{"RedeleteMissing", redeleteMissing},
 	{"UpdateWhileDeleting", updateWhileDeleting},
 	{"CreateWhileDeleting", createWhileDeleting},
 	{"UnregisteredConsumer", unregisteredConsumer},
@@ -188,6 +189,12 @@ func deleteWhileDeleting(t *testing.T, h Harness) {
 	}
 	h.Confirm(t, c, name)
 	eventuallyNotFound(t, ctx, h, c, name)
+}
+
+func redeleteMissing(t *testing.T, h Harness) {
+	ctx := testContext(t, h)
+	err := h.Maestro().Redelete(ctx, h.Registered(), h.Unique("resend-missing"))
+	wantErr(t, "Redelete of a work never created", err, adapter.ErrNotFound)
 }
 
 func updateWhileDeleting(t *testing.T, h Harness) {

@@ -8,11 +8,13 @@ const (
 	VerbCreate = "create"
 	VerbUpdate = "update"
 	VerbDelete = "delete"
+	// VerbRedelete is a delete sent again (adapter.Maestro.Redelete).
+	VerbRedelete = "redelete"
 )
 
 // Call is one recorded Maestro call. Failed calls are recorded too.
 type Call struct {
-	Verb     string // VerbGet, VerbCreate, VerbUpdate or VerbDelete
+	Verb     string // VerbGet, VerbCreate, VerbUpdate, VerbDelete or VerbRedelete
 	Consumer string
 	Name     string // work name; empty when the request carried none
 }

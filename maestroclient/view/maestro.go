@@ -64,3 +64,9 @@ func (f *feeding) Delete(ctx context.Context, consumer, name string) error {
 	f.v.Forget(consumer, name)
 	return err
 }
+
+func (f *feeding) Redelete(ctx context.Context, consumer, name string) error {
+	err := f.next.Redelete(ctx, consumer, name)
+	f.v.Forget(consumer, name)
+	return err
+}

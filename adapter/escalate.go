@@ -1,0 +1,112 @@
+package adapter
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/bundle-adapter/bundle-adapter/config"
+)
+
+// escalation re-sends the delete of a stalled deletion: an agent can lose a
+// deletion (sdk-go's agent store race overwrites the work's
+// deletionTimestamp) and then never confirms it; Maestro delivers a second
+// delete to the agent, which then deletes and confirms (docs/reliability.md).
+//
+// It keeps no state. Everything is derived from the deletion's age, which
+// every replica reads from the bundle's own deletionTimestamp (Maestro keeps
+// the first one, re-sent deletes included). Period k (k = 1..attempts) of a
+// deletion begins when its age reaches k·deadline; an event whose age falls
+// within window after that instant sends the delete again:
+//
+//	age ∈ [k·deadline, k·deadline + window)  for some k in 1..attempts
+//
+// Why this is bounded: past attempts·deadline + window no event sends
+// anything, whatever happens; within one window only the events of the
+// resource processed in it send, and each event is processed by one replica
+// (replicas compete for one queue, a restart creates no event), so neither
+// replicas nor restarts multiply the deletes: Sentinel's resend interval
+// (about 10 s for an unreconciled resource) against the window (default
+// 15 s) gives one or two per attempt. Because window < deadline (checked at
+// load), two attempts never share an event.
+type escalation struct {
+	deadline time.Duration // deletion_deadline: the period
+	window   time.Duration // redelete_window
+	attempts int           // redeletes: 0 turns escalation off
+}
+
+// escalationFor is the escalation of the rule behind op; a deleting bundle
+// without a rule gets the defaults.
+func escalationFor(lc *config.Lifecycle, op Operation) escalation {
+	rule := (*config.LifecycleRule)(nil)
+	switch {
+	case lc == nil:
+	case op == OpDelete:
+		rule = lc.Delete
+	default:
+		rule = lc.Recreate
+	}
+	e := escalation{deadline: config.DefaultDeletionDeadline, attempts: config.DefaultRedeletes}
+	if rule != nil {
+		// A loaded rule has every field set; one built by hand may not.
+		if rule.DeletionDeadline > 0 {
+			e.deadline = rule.DeletionDeadline.D()
+		}
+		if rule.Redeletes != nil {
+			e.attempts = *rule.Redeletes
+		}
+		e.window = rule.RedeleteWindow.D()
+	}
+	if e.window <= 0 {
+		e.window = min(config.DefaultRedeleteWindow, e.deadline/2)
+	}
+	return e
+}
+
+// due reports whether a deletion of this age is in the window of an
+// attempt, and which (1-based).
+func (e escalation) due(age time.Duration) (attempt int, ok bool) {
+	if e.attempts <= 0 || e.deadline <= 0 || age < e.deadline {
+		return 0, false
+	}
+	k := int(age / e.deadline)
+	if k > e.attempts || age-time.Duration(k)*e.deadline >= e.window {
+		return 0, false
+	}
+	return k, true
+}
+
+// sent is how many attempts have begun by this age (Outcome.Redeletes):
+// the attempts whose period has started, at most attempts. An attempt whose
+// window held no event counts too: it was due, and the outcome says how far
+// the escalation went, not how many requests one replica made.
+func (e escalation) sent(age time.Duration) int {
+	if e.attempts <= 0 || e.deadline <= 0 || age < e.deadline {
+		return 0
+	}
+	return min(int(age/e.deadline), e.attempts)
+}
+
+// redeleteDue binds the escalation to a bundle observed at this event.
+func (r *eventRun) redeleteDue(b *bundle, op Operation) bool {
+	_, ok := escalationFor(b.res.Lifecycle, op).due(b.obs.pendingFor(r.now))
+	return ok
+}
+
+// redeleteThenRead sends the delete of a stalled deletion again and reads
+// the bundle: 404 means the agent confirmed meanwhile, so a recreation
+// creates now (never before Maestro answers 404). Otherwise the outcome is
+// pending or stalled as before, and the next attempt waits for its period.
+func (r *eventRun) redeleteThenRead(ctx context.Context, b *bundle, op Operation) bool {
+	age := b.obs.pendingFor(r.now)
+	attempt, _ := escalationFor(b.res.Lifecycle, op).due(age)
+	r.log.Warn("stalled deletion: delete sent again",
+		"bundle", b.res.Name, "consumer", b.consumer, "work", b.workName, "operation", op,
+		"attempt", attempt, "pending_seconds", int64(age/time.Second))
+	err := r.p.maestro.Redelete(ctx, b.consumer, b.workName)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		r.fail(b, reasonFor(err), err)
+		return false
+	}
+	return r.readAfterDelete(ctx, b, op)
+}
