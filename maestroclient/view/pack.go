@@ -8,7 +8,6 @@ import (
 	"io"
 	"sync"
 
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 	workv1 "open-cluster-management.io/api/work/v1"
 )
 
@@ -82,7 +81,7 @@ func unpack(packed []byte) (*workv1.ManifestWork, error) {
 // encoding (apimachinery checks it against a JSON round trip).
 func unpackObject(packed []byte) (map[string]any, error) {
 	var obj map[string]any
-	if err := inflate(packed, func(raw []byte) error { return utiljson.Unmarshal(raw, &obj) }); err != nil {
+	if err := inflate(packed, func(raw []byte) (err error) { obj, err = decodeObject(raw); return err }); err != nil {
 		return nil, err
 	}
 	return obj, nil
