@@ -133,7 +133,7 @@ func (r *eventRun) renderWork(b *bundle) (*workv1.ManifestWork, string, error) {
 	if err := bundles.CheckSize(b.res.Name, tree); err != nil {
 		return nil, "", &renderError{err}
 	}
-	work, _, err := decodeWork(tree)
+	work, err := decodeRendered(tree)
 	if err != nil {
 		return nil, "", &renderError{fmt.Errorf("rendered bundle is not a valid ManifestWork: %w", err)}
 	}
@@ -162,6 +162,19 @@ func decodeWork(tree map[string]any) (*workv1.ManifestWork, []string, error) {
 		}
 	}
 	return &work, dropped, nil
+}
+
+// decodeRendered is decodeWork without the dropped fields, which an event
+// does not report (the load warned about them): the same work and the same
+// error, without the converter's unknown-field tracking (a set of matched
+// keys and a path per struct), which only feeds the strict error decodeWork
+// turns into the dropped paths.
+func decodeRendered(tree map[string]any) (*workv1.ManifestWork, error) {
+	var work workv1.ManifestWork
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(tree, &work); err != nil {
+		return nil, err
+	}
+	return &work, nil
 }
 
 // CheckWork is the config.WorkChecker of this adapter: the fields of a
