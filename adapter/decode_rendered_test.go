@@ -1,8 +1,15 @@
 package adapter
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
+	"time"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	workv1 "open-cluster-management.io/api/work/v1"
 )
 
 // decodeRendered gives decodeWork's work and error (nil or not, same
@@ -39,5 +46,37 @@ func TestDecodeRenderedIsDecodeWork(t *testing.T) {
 		if wantErr == nil && !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: work\n%+v\ndecodeWork\n%+v", name, got, want)
 		}
+	}
+}
+
+// A view hit's observation (work with metadata only, the object whole)
+// gives an update the whole work back.
+func TestFullWorkOfAViewObservation(t *testing.T) {
+	manifest, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "c", "namespace": "ns"}, "data": map[string]any{"k": "v"}})
+	ts := metav1.NewTime(time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC))
+	work := &workv1.ManifestWork{
+		TypeMeta: metav1.TypeMeta{APIVersion: "work.open-cluster-management.io/v1", Kind: "ManifestWork"},
+		ObjectMeta: metav1.ObjectMeta{Name: "w", Namespace: "cluster1", UID: "u1", ResourceVersion: "7", Generation: 2,
+			Annotations: map[string]string{"bundle-adapter.io/fingerprint": "fp"}, CreationTimestamp: ts},
+		Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{
+			{RawExtension: runtime.RawExtension{Raw: manifest}}}}},
+		Status: workv1.ManifestWorkStatus{Conditions: []metav1.Condition{{Type: "Applied", Status: "True",
+			Reason: "AppliedManifestWorkComplete", ObservedGeneration: 2, LastTransitionTime: ts}}},
+	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metaOnly := &workv1.ManifestWork{TypeMeta: work.TypeMeta, ObjectMeta: work.ObjectMeta}
+	got, err := observation{work: metaOnly, viewObj: obj}.fullWork()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !apiequality.Semantic.DeepEqual(got, work) { // times compare by instant, not location
+		t.Errorf("fullWork\n%+v\nwant\n%+v", got, work)
+	}
+	if got, _ := (observation{work: work}).fullWork(); got != work {
+		t.Error("a read's observation must give its own work")
 	}
 }

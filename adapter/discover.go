@@ -87,7 +87,7 @@ func (r *eventRun) observe(b *bundle, work *workv1.ManifestWork) {
 // observeObject is observe with obj, when not nil, the unstructured object
 // of work already made (see objectView); it becomes the event's own.
 func (r *eventRun) observeObject(b *bundle, work *workv1.ManifestWork, obj map[string]any) {
-	b.obs = observation{work: work}
+	b.obs = observation{work: work, viewObj: obj}
 	for _, nd := range b.res.NestedDiscoveries {
 		delete(r.resources, nd.Name)
 	}

@@ -226,7 +226,12 @@ func (r *eventRun) create(ctx context.Context, b *bundle, op Operation) {
 }
 
 func (r *eventRun) update(ctx context.Context, b *bundle) {
-	updated, err := r.p.maestro.Update(ctx, b.consumer, b.obs.work, b.desired)
+	base, err := b.obs.fullWork()
+	if err != nil {
+		r.fail(b, reasonFor(err), err)
+		return
+	}
+	updated, err := r.p.maestro.Update(ctx, b.consumer, base, b.desired)
 	if err != nil {
 		r.fail(b, reasonFor(err), err)
 		return
