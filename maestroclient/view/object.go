@@ -18,7 +18,7 @@ import (
 // UTF-8 is unquoted by encoding/json itself), and a document it cannot
 // parse at all is decoded by util/json, so results and errors are util/json's.
 func decodeObject(raw []byte) (map[string]any, error) {
-	d := objectDecoder{data: raw}
+	d := objectDecoder{data: raw, str: string(raw)}
 	d.space()
 	obj, ok := d.object()
 	if ok {
@@ -36,7 +36,12 @@ func decodeObject(raw []byte) (map[string]any, error) {
 }
 
 type objectDecoder struct {
-	data  []byte
+	data []byte
+	// str is data as one string: a string written as is (most of them)
+	// is a substring of it, not an allocation of its own. The object's
+	// strings thus share one copy of the document, which lives as long as
+	// any of them (an event's objects and what it builds from them).
+	str   string
 	off   int
 	depth int
 }
@@ -150,8 +155,11 @@ func (d *objectDecoder) value() (any, bool) {
 		return d.array()
 	case c == '"':
 		body, plain, ok := d.quoted()
-		if !ok || plain {
-			return string(body), ok
+		if !ok {
+			return nil, false
+		}
+		if plain {
+			return d.sub(body), true
 		}
 		return d.unquote(body)
 	case c == 't':
@@ -186,7 +194,14 @@ func (d *objectDecoder) key() (string, bool) {
 	if k, common := commonKeys[string(body)]; common {
 		return k, true
 	}
-	return string(body), true
+	return d.sub(body), true
+}
+
+// sub is body, the string just quoted (it ends before d.off's closing
+// quote), as a substring of str.
+func (d *objectDecoder) sub(body []byte) string {
+	start := d.off - 1 - len(body)
+	return d.str[start : start+len(body)]
 }
 
 // quoted is the body of the string at d.off, and whether it is plain
@@ -226,7 +241,7 @@ func (d *objectDecoder) quoted() (body []byte, plain, ok bool) {
 // valid UTF-8 without escapes as it is, else as encoding/json unquotes it.
 func (d *objectDecoder) unquote(body []byte) (string, bool) {
 	if utf8.Valid(body) && !slices.Contains(body, '\\') {
-		return string(body), true
+		return d.sub(body), true
 	}
 	var s string
 	if err := json.Unmarshal(d.data[d.off-len(body)-2:d.off], &s); err != nil {
