@@ -5,6 +5,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/bundle-adapter/bundle-adapter/bundles"
@@ -43,6 +44,23 @@ var reasons = map[Operation]map[State]string{
 type observation struct {
 	work *workv1.ManifestWork       // nil when Maestro answered 404
 	obj  *unstructured.Unstructured // kubernetes transport; nil on 404
+	// viewObj is set when work came from the view as an object (objectView):
+	// work then holds its type and metadata only, and viewObj all of it.
+	viewObj map[string]any
+}
+
+// fullWork is the observed work whole, for a write that starts from it
+// (update): a view hit's work is rebuilt from its object. An event decides
+// a write only after reading Maestro, so this is a guard, not a path.
+func (o observation) fullWork() (*workv1.ManifestWork, error) {
+	if o.viewObj == nil {
+		return o.work, nil
+	}
+	var w workv1.ManifestWork
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.viewObj, &w); err != nil {
+		return nil, err
+	}
+	return &w, nil
 }
 
 // meta is the observed object's metadata, nil when absent.

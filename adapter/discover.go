@@ -81,7 +81,13 @@ func (r *eventRun) discoverBatch(ctx context.Context, bs []*bundle) {
 // observe records what Maestro reports for the bundle (nil: 404) and
 // updates what CEL sees.
 func (r *eventRun) observe(b *bundle, work *workv1.ManifestWork) {
-	b.obs = observation{work: work}
+	r.observeObject(b, work, nil)
+}
+
+// observeObject is observe with obj, when not nil, the unstructured object
+// of work already made (see objectView); it becomes the event's own.
+func (r *eventRun) observeObject(b *bundle, work *workv1.ManifestWork, obj map[string]any) {
+	b.obs = observation{work: work, viewObj: obj}
 	for _, nd := range b.res.NestedDiscoveries {
 		delete(r.resources, nd.Name)
 	}
@@ -89,10 +95,13 @@ func (r *eventRun) observe(b *bundle, work *workv1.ManifestWork) {
 		delete(r.resources, b.res.Name)
 		return
 	}
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(work)
-	if err != nil {
-		r.log.Warn("cannot expose observed bundle to CEL", "bundle", b.res.Name, "error", err)
-		return
+	if obj == nil {
+		var err error
+		obj, err = runtime.DefaultUnstructuredConverter.ToUnstructured(work)
+		if err != nil {
+			r.log.Warn("cannot expose observed bundle to CEL", "bundle", b.res.Name, "error", err)
+			return
+		}
 	}
 	r.resources[b.res.Name] = obj
 	for _, nd := range b.res.NestedDiscoveries {

@@ -138,7 +138,7 @@ func (r *eventRun) renderWork(b *bundle) (*workv1.ManifestWork, string, error) {
 	if err := bundles.CheckSize(b.res.Name, tree); err != nil {
 		return nil, "", &renderError{err}
 	}
-	work, _, err := decodeWork(tree)
+	work, err := decodeRendered(tree)
 	if err != nil {
 		return nil, "", &renderError{fmt.Errorf("rendered bundle is not a valid ManifestWork: %w", err)}
 	}
@@ -167,6 +167,19 @@ func decodeWork(tree map[string]any) (*workv1.ManifestWork, []string, error) {
 		}
 	}
 	return &work, dropped, nil
+}
+
+// decodeRendered is decodeWork without the dropped fields, which an event
+// does not report (the load warned about them): the same work and the same
+// error, without the converter's unknown-field tracking (a set of matched
+// keys and a path per struct), which only feeds the strict error decodeWork
+// turns into the dropped paths.
+func decodeRendered(tree map[string]any) (*workv1.ManifestWork, error) {
+	var work workv1.ManifestWork
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(tree, &work); err != nil {
+		return nil, err
+	}
+	return &work, nil
 }
 
 // CheckWork is the config.WorkChecker of this adapter: the fields of a
@@ -218,7 +231,12 @@ func (r *eventRun) create(ctx context.Context, b *bundle, op Operation) {
 }
 
 func (r *eventRun) update(ctx context.Context, b *bundle) {
-	updated, err := r.p.maestro.Update(ctx, b.consumer, b.obs.work, b.desired)
+	base, err := b.obs.fullWork()
+	if err != nil {
+		r.fail(b, reasonFor(err), err)
+		return
+	}
+	updated, err := r.p.maestro.Update(ctx, b.consumer, base, b.desired)
 	if err != nil {
 		r.fail(b, reasonFor(err), err)
 		return

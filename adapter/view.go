@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	workv1 "open-cluster-management.io/api/work/v1"
 )
 
@@ -18,6 +19,46 @@ import (
 // modified.
 type BundleView interface {
 	Lookup(consumer, name string) (work *workv1.ManifestWork, ok bool)
+}
+
+// objectView is a BundleView that also returns a bundle directly as the
+// unstructured object observe would make of Lookup's work
+// (runtime.DefaultUnstructuredConverter.ToUnstructured), the caller's own:
+// a hit then decodes each bundle once instead of into a typed work and
+// again into the object CEL sees. maestroclient/view implements it.
+type objectView interface {
+	LookupObject(consumer, name string) (obj map[string]any, ok bool)
+}
+
+// viewed is a bundle as the view returned it: the work decide reads (only
+// its metadata, on a hit) and, from an objectView, the object CEL sees.
+type viewed struct {
+	work *workv1.ManifestWork
+	obj  map[string]any
+}
+
+// lookup is the view's bundle, from LookupObject when the view has it.
+// From an object, the work holds its type and metadata only: all that
+// decide and an unchanged outcome read; any other decision reads Maestro.
+func (r *eventRun) lookup(consumer, name string) (viewed, bool) {
+	ov, ok := r.p.view.(objectView)
+	if !ok {
+		w, ok := r.p.view.Lookup(consumer, name)
+		return viewed{work: w}, ok
+	}
+	obj, ok := ov.LookupObject(consumer, name)
+	if !ok {
+		return viewed{}, false
+	}
+	w := &workv1.ManifestWork{}
+	w.APIVersion, _ = obj["apiVersion"].(string)
+	w.Kind, _ = obj["kind"].(string)
+	if m, isMap := obj["metadata"].(map[string]any); isMap {
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &w.ObjectMeta); err != nil {
+			return viewed{}, false
+		}
+	}
+	return viewed{work: w, obj: obj}, true
 }
 
 // ViewUse says how an event's pre-discovery used the view.
@@ -44,25 +85,26 @@ func (r *eventRun) discoverFromView(ctx context.Context, bs []*bundle) bool {
 		return false
 	}
 	works := make([]*workv1.ManifestWork, len(bs))
+	objs := make([]map[string]any, len(bs))
 	looked := false
 	for i, b := range bs {
 		if b.out.State == StateFailed {
 			continue
 		}
 		looked = true
-		w, ok := r.p.view.Lookup(b.consumer, b.workName)
+		v, ok := r.lookup(b.consumer, b.workName)
 		if !ok {
 			r.result.View = ViewMiss
 			return false
 		}
-		works[i] = w
+		works[i], objs[i] = v.work, v.obj
 	}
 	if !looked {
 		return false
 	}
 	for i, b := range bs {
 		if works[i] != nil {
-			r.observe(b, works[i])
+			r.observeObject(b, works[i], objs[i])
 		}
 	}
 	if r.allUnchanged(ctx, bs, works) {

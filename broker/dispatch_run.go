@@ -116,9 +116,9 @@ func (d *Dispatcher) finish(key string, batch []*item) {
 // message of the batch by its result.
 func (d *Dispatcher) runBatch(ctx context.Context, batch []*item) {
 	newest := pickNewest(batch)
-	log := d.log.With("event_id", newest.ev.ID, "message_id", newest.msg.ID(), "deliveries", newest.msg.Deliveries())
 	if len(batch) > 1 {
-		log.Info("coalesced events for one resource", "count", len(batch), "key", resourceKey(newest.ev))
+		d.log.Info("coalesced events for one resource", "event_id", newest.ev.ID, "message_id", newest.msg.ID(),
+			"deliveries", newest.msg.Deliveries(), "count", len(batch), "key", resourceKey(newest.ev))
 	}
 	ctx, span := d.startEvent(ctx, newest, batch)
 	start := time.Now()

@@ -42,20 +42,47 @@ func pack(work *workv1.ManifestWork) ([]byte, error) {
 	return bytes.Clone(b.Bytes()), nil
 }
 
-// unpack decodes what pack encoded into a new ManifestWork.
-func unpack(packed []byte) (*workv1.ManifestWork, error) {
+var inflated = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// inflate passes what pack deflated, as JSON, to decode; the JSON is only
+// valid during the call.
+func inflate(packed []byte, decode func(raw []byte) error) error {
 	r := readers.Get().(io.ReadCloser)
 	defer readers.Put(r)
 	if err := r.(flate.Resetter).Reset(bytes.NewReader(packed), nil); err != nil {
+		return err
+	}
+	buf := inflated.Get().(*bytes.Buffer)
+	defer inflated.Put(buf)
+	buf.Reset()
+	if _, err := buf.ReadFrom(r); err != nil {
+		return fmt.Errorf("view: unpack: %w", err)
+	}
+	if err := decode(buf.Bytes()); err != nil {
+		return fmt.Errorf("view: unpack: %w", err)
+	}
+	return nil
+}
+
+// unpack decodes what pack encoded into a new ManifestWork.
+func unpack(packed []byte) (*workv1.ManifestWork, error) {
+	var work workv1.ManifestWork
+	if err := inflate(packed, func(raw []byte) error { return json.Unmarshal(raw, &work) }); err != nil {
 		return nil, err
 	}
-	raw, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("view: unpack: %w", err)
-	}
-	var work workv1.ManifestWork
-	if err := json.Unmarshal(raw, &work); err != nil {
-		return nil, fmt.Errorf("view: unpack: %w", err)
-	}
 	return &work, nil
+}
+
+// unpackObject decodes what pack encoded into the unstructured object
+// runtime.DefaultUnstructuredConverter.ToUnstructured makes of the
+// ManifestWork unpack returns (whole numbers int64, others float64, the
+// fields the type marshalled), without the typed work in between: pack's
+// JSON is the typed work's own encoding, and ToUnstructured follows that
+// encoding (apimachinery checks it against a JSON round trip).
+func unpackObject(packed []byte) (map[string]any, error) {
+	var obj map[string]any
+	if err := inflate(packed, func(raw []byte) (err error) { obj, err = decodeObject(raw); return err }); err != nil {
+		return nil, err
+	}
+	return obj, nil
 }

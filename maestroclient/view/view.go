@@ -85,11 +85,8 @@ func New(o Options) *View {
 // deleted. ok false means: read Maestro. The returned work is the
 // caller's own copy.
 func (v *View) Lookup(consumer, name string) (*workv1.ManifestWork, bool) {
-	v.mu.RLock()
-	e, found := v.entries[key{consumer, name}]
-	synced := v.synced
-	v.mu.RUnlock()
-	if !synced || !found || v.clock().Sub(e.read) > v.maxAge || e.deleting {
+	e, ok := v.trusted(consumer, name)
+	if !ok {
 		return nil, false
 	}
 	work, err := unpack(e.packed)
@@ -97,6 +94,35 @@ func (v *View) Lookup(consumer, name string) (*workv1.ManifestWork, bool) {
 		return nil, false
 	}
 	return work, true
+}
+
+// LookupObject is Lookup with the bundle as the unstructured object
+// runtime.DefaultUnstructuredConverter.ToUnstructured makes of the work
+// Lookup returns, decoded from the entry directly (a hit that only needs
+// the object, as CEL sees it, skips the typed work). The object is the
+// caller's own.
+func (v *View) LookupObject(consumer, name string) (map[string]any, bool) {
+	e, ok := v.trusted(consumer, name)
+	if !ok {
+		return nil, false
+	}
+	obj, err := unpackObject(e.packed)
+	if err != nil {
+		return nil, false
+	}
+	return obj, true
+}
+
+// trusted is the entry of a bundle when Lookup may return it.
+func (v *View) trusted(consumer, name string) (entry, bool) {
+	v.mu.RLock()
+	e, found := v.entries[key{consumer, name}]
+	synced := v.synced
+	v.mu.RUnlock()
+	if !synced || !found || v.clock().Sub(e.read) > v.maxAge || e.deleting {
+		return entry{}, false
+	}
+	return e, true
 }
 
 // Len is the number of entries held.
