@@ -69,15 +69,7 @@ func TestHyperFleetKubernetesShapesValidateAndChain(t *testing.T) {
 			dir := filepath.Join("testdata", "hyperfleet-shapes", sh.name)
 			files := []string{"-c", filepath.Join(dir, sh.adapterConfig), "-t", filepath.Join(dir, "task-config.yaml"),
 				"--ref-root", "/etc/adapter=" + dir}
-			code, out, errOut := runCLI(t, append([]string{"validate"}, files...)...)
-			if code != 0 || !strings.HasPrefix(out, "valid: ") {
-				t.Fatalf("validate: exit %d\n%s%s", code, out, errOut)
-			}
-			for _, w := range sh.warns {
-				if !strings.Contains(errOut, w) {
-					t.Errorf("validate does not warn %q:\n%s", w, errOut)
-				}
-			}
+			validateShape(t, files, sh.warns)
 			state := t.TempDir()
 			for i, st := range sh.steps {
 				args := append([]string{"dry-run"}, files...)

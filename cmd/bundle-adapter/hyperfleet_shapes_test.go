@@ -53,15 +53,7 @@ func TestHyperFleetShapesValidateAndChain(t *testing.T) {
 		t.Run(sh.name, func(t *testing.T) {
 			dir := filepath.Join("testdata", "hyperfleet-shapes", sh.name)
 			files := []string{"-c", filepath.Join(dir, sh.adapterConfig), "-t", filepath.Join(dir, "task-config.yaml")}
-			code, out, errOut := runCLI(t, append([]string{"validate"}, files...)...)
-			if code != 0 || !strings.HasPrefix(out, "valid: ") {
-				t.Fatalf("validate: exit %d\n%s%s", code, out, errOut)
-			}
-			for _, w := range sh.warns {
-				if !strings.Contains(errOut, w) {
-					t.Errorf("validate does not warn %q:\n%s", w, errOut)
-				}
-			}
+			validateShape(t, files, sh.warns)
 			state := t.TempDir()
 			for i, st := range sh.steps {
 				args := append([]string{"dry-run"}, files...)
@@ -93,4 +85,19 @@ func outcomes(r report) string {
 		s[i] = b.Name + ":" + b.Operation + "/" + b.State
 	}
 	return strings.Join(s, " ")
+}
+
+// validateShape runs validate on a shape's configs: it must pass and print
+// every warning named.
+func validateShape(t *testing.T, files, warns []string) {
+	t.Helper()
+	code, out, errOut := runCLI(t, append([]string{"validate"}, files...)...)
+	if code != 0 || !strings.HasPrefix(out, "valid: ") {
+		t.Fatalf("validate: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, w := range warns {
+		if !strings.Contains(errOut, w) {
+			t.Errorf("validate does not warn %q:\n%s", w, errOut)
+		}
+	}
 }
