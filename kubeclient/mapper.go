@@ -2,6 +2,7 @@ package kubeclient
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
@@ -74,7 +76,14 @@ func (m *mapper) mayReset() bool {
 // resource returns the dynamic resource for ref: namespaced by ref's
 // namespace when the kind is namespaced (all namespaces when allowAll and
 // the namespace is empty), cluster-wide otherwise. namespaced reports which.
+//
+// A name or namespace that is not one path segment (rendered from an
+// event, it could otherwise point a request elsewhere) is ErrInvalid before
+// any request is made, whatever the verb.
 func (c *Client) resource(ref adapter.KubeRef, allowAll bool) (r dynamic.ResourceInterface, namespaced bool, err error) {
+	if err := checkSegments(ref); err != nil {
+		return nil, false, err
+	}
 	mp, err := c.mapper.mapping(ref)
 	if err != nil {
 		return nil, false, err
@@ -87,4 +96,18 @@ func (c *Client) resource(ref adapter.KubeRef, allowAll bool) (r dynamic.Resourc
 		return nil, true, fmt.Errorf("%w: %s is namespaced and no namespace is given", adapter.ErrInvalid, ref.Kind)
 	}
 	return nri.Namespace(ref.Namespace), true, nil
+}
+
+// checkSegments refuses a name or namespace that client-go could not send
+// as one path segment ("/", "%", "." or ".."), as ErrInvalid naming it.
+func checkSegments(ref adapter.KubeRef) error {
+	for _, f := range []struct{ what, v string }{{"name", ref.Name}, {"namespace", ref.Namespace}} {
+		if f.v == "" {
+			continue
+		}
+		if msgs := rest.IsValidPathSegmentName(f.v); len(msgs) != 0 {
+			return fmt.Errorf("%w: invalid %s %q: %s", adapter.ErrInvalid, f.what, f.v, strings.Join(msgs, ", "))
+		}
+	}
+	return nil
 }
