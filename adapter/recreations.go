@@ -5,11 +5,11 @@ import (
 	"time"
 )
 
-// recreationMemory is how long a process remembers a recreation it saw
-// pending, and maxRecreations how many it remembers at most.
+// RecreationMemory is how long a process remembers a recreation it saw
+// pending, and MaxRecreations how many it remembers at most.
 const (
-	recreationMemory = time.Hour
-	maxRecreations   = 10_000
+	RecreationMemory = time.Hour
+	MaxRecreations   = 10_000
 )
 
 // recreations is the one piece of history a process keeps about bundles:
@@ -37,9 +37,9 @@ func newRecreations() *recreations {
 func (rs *recreations) note(k BundleKey, now time.Time) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	if _, ok := rs.pending[k]; !ok && len(rs.pending) >= maxRecreations {
+	if _, ok := rs.pending[k]; !ok && len(rs.pending) >= MaxRecreations {
 		rs.expire(now)
-		if len(rs.pending) >= maxRecreations {
+		if len(rs.pending) >= MaxRecreations {
 			return
 		}
 	}
@@ -47,13 +47,13 @@ func (rs *recreations) note(k BundleKey, now time.Time) {
 }
 
 // take reports whether k's recreation was seen pending within
-// recreationMemory, and forgets it.
+// RecreationMemory, and forgets it.
 func (rs *recreations) take(k BundleKey, now time.Time) bool {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	seen, ok := rs.pending[k]
 	delete(rs.pending, k)
-	return ok && now.Sub(seen) <= recreationMemory
+	return ok && now.Sub(seen) <= RecreationMemory
 }
 
 func (rs *recreations) forget(k BundleKey) {
@@ -64,7 +64,7 @@ func (rs *recreations) forget(k BundleKey) {
 
 func (rs *recreations) expire(now time.Time) {
 	for k, seen := range rs.pending {
-		if now.Sub(seen) > recreationMemory {
+		if now.Sub(seen) > RecreationMemory {
 			delete(rs.pending, k)
 		}
 	}

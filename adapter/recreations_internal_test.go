@@ -7,28 +7,28 @@ import (
 )
 
 // The memory of pending recreations is bounded in time and size: an entry
-// older than recreationMemory does not count, a full memory evicts expired
+// older than RecreationMemory does not count, a full memory evicts expired
 // entries first and otherwise remembers nothing new.
 func TestRecreationMemoryIsBounded(t *testing.T) {
 	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	k := BundleKey{Consumer: "c1", Name: "w"}
 	tests := []struct {
 		name   string
-		fill   time.Time // when maxRecreations other entries were noted; zero: none
+		fill   time.Time // when MaxRecreations other entries were noted; zero: none
 		noteAt time.Time
 		takeAt time.Time
 		want   bool
 	}{
-		{"taken within memory", time.Time{}, t0, t0.Add(recreationMemory), true},
-		{"too old", time.Time{}, t0, t0.Add(recreationMemory + time.Second), false},
+		{"taken within memory", time.Time{}, t0, t0.Add(RecreationMemory), true},
+		{"too old", time.Time{}, t0, t0.Add(RecreationMemory + time.Second), false},
 		{"full of live entries: not remembered", t0, t0.Add(time.Minute), t0.Add(2 * time.Minute), false},
-		{"full of expired entries: evicted, remembered", t0, t0.Add(2 * recreationMemory), t0.Add(2*recreationMemory + time.Minute), true},
+		{"full of expired entries: evicted, remembered", t0, t0.Add(2 * RecreationMemory), t0.Add(2*RecreationMemory + time.Minute), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rs := newRecreations()
 			if !tt.fill.IsZero() {
-				for i := range maxRecreations {
+				for i := range MaxRecreations {
 					rs.note(BundleKey{Consumer: "c1", Name: fmt.Sprint(i)}, tt.fill)
 				}
 			}
