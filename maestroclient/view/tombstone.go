@@ -33,6 +33,8 @@ import (
 // A read does not drop a tombstone: a read that began before the deletion
 // may return after its confirmation, still showing the old bundle.
 
+var _ adapter.Tombstones = (*View)(nil)
+
 type tombstone struct {
 	fingerprint string
 	confirmed   time.Time
