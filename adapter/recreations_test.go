@@ -239,3 +239,21 @@ func TestRecreationInOneEventNamesTheReplaced(t *testing.T) {
 		t.Errorf("the new bundle's next event wrote: %v", h.calls())
 	}
 }
+
+// A create that would end a recreation and fails reports the create that
+// failed, as before; the tombstone stays, and the next event's create
+// ends the recreation.
+func TestFailedCreateAfterRecreationStaysACreate(t *testing.T) {
+	h := newHarness(t, "")
+	a, b := h.replica(true), h.replica(true)
+	oldFP := outcome(t, h.eventOn(a.p, nil), "job").Fingerprint
+	gen2 := map[string]any{"generation": int64(2), "recreate": true}
+	wantOutcome(t, outcome(t, h.eventOn(a.p, gen2), "job"), adapter.OpRecreate, adapter.StatePending, adapter.ReasonRecreationPending)
+	h.confirmDeletions(a, b)
+	h.store.FailNext(memmaestro.VerbCreate, 1, adapter.ErrUnavailable)
+	wantOutcome(t, outcome(t, h.eventOn(b.p, gen2), "job"), adapter.OpCreate, adapter.StateFailed, adapter.ReasonMaestroUnavailable)
+	wantOutcome(t, outcome(t, h.eventOn(b.p, gen2), "job"), adapter.OpRecreate, adapter.StateDone, adapter.ReasonRecreated)
+	if got := h.replacedOf("x-job"); got != oldFP {
+		t.Errorf("%s = %q, want %q", bundles.ReplacedAnnotation, got, oldFP)
+	}
+}

@@ -54,8 +54,8 @@ func (v *View) Tombstone(consumer, name string) (fingerprint string, confirmed t
 	return t.fingerprint, t.confirmed, true
 }
 
-// Tombstones is the number of tombstones held, expired ones included.
-func (v *View) Tombstones() int {
+// TombstoneCount is the number of tombstones held, expired ones included.
+func (v *View) TombstoneCount() int {
 	v.tombMu.Lock()
 	defer v.tombMu.Unlock()
 	return len(v.tombstones)

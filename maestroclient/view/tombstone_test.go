@@ -172,7 +172,7 @@ func TestTombstonesAreBounded(t *testing.T) {
 			if _, _, ok := h.view.Tombstone(consumer, name); ok != tt.recorded {
 				t.Errorf("recorded = %v, want %v", ok, tt.recorded)
 			}
-			if got := h.view.Tombstones(); got != tt.held {
+			if got := h.view.TombstoneCount(); got != tt.held {
 				t.Errorf("%d tombstones held, want %d", got, tt.held)
 			}
 		})
