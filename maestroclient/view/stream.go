@@ -31,8 +31,9 @@ func (v *View) Subscribed() {
 // status; one the event shows deleting, deleted or written by someone else
 // is forgotten. An event for a bundle without an entry is ignored (entries
 // come from reads only), but for its tombstone (tombstone.go): a Deleted
-// confirmation records one, any other status that is not deleting drops it. An event without the bundle's name (no work
-// metadata) forgets every entry of that uid.
+// confirmation records one, any other status that is not deleting drops
+// it. An event without the bundle's name (no work metadata) forgets every
+// entry of that uid.
 func (v *View) Status(work *workv1.ManifestWork) {
 	if work == nil {
 		return
