@@ -72,12 +72,18 @@ func (h *harness) useTask(file string) {
 // (generation 1 unless set).
 func (h *harness) event(fields map[string]any) *adapter.Result {
 	h.t.Helper()
+	return h.eventOn(h.pipeline(), fields)
+}
+
+// eventOn is event on pipeline p.
+func (h *harness) eventOn(p *adapter.Pipeline, fields map[string]any) *adapter.Result {
+	h.t.Helper()
 	data := map[string]any{"id": "x", "kind": "Cluster", "generation": int64(1)}
 	for k, v := range fields {
 		data[k] = v
 	}
 	h.store.ResetCalls()
-	return h.pipeline().Run(context.Background(), adapter.Event{ID: "ev-1", Type: "com.redhat.hyperfleet.cluster.reconcile", Source: "test", Data: data})
+	return p.Run(context.Background(), adapter.Event{ID: "ev-1", Type: "com.redhat.hyperfleet.cluster.reconcile", Source: "test", Data: data})
 }
 
 // pipeline is the pipeline of the next event: a new one unless reuse is set.

@@ -55,18 +55,20 @@ func (r *eventRun) reconcile(ctx context.Context, b *bundle) {
 			r.creationSkipped(b)
 		}
 	case writeCreate:
-		r.create(ctx, b, OpCreate)
+		r.create(ctx, b, OpCreate, "")
 	case writeUpdate:
 		r.update(ctx, b)
 	case writeDelete:
 		r.deleteThenRead(ctx, b, OpDelete)
 	case writeRecreate:
+		old := b.obs.fingerprint()
 		if r.deleteThenRead(ctx, b, OpRecreate) {
-			r.create(ctx, b, OpRecreate)
+			r.create(ctx, b, OpRecreate, old)
 		}
 	case writeRedelete:
+		old := b.obs.fingerprint()
 		if r.redeleteThenRead(ctx, b, d.op) && d.op == OpRecreate {
-			r.create(ctx, b, OpRecreate)
+			r.create(ctx, b, OpRecreate, old)
 		}
 	}
 	if !b.rendered && d.op != OpDelete {
@@ -209,18 +211,34 @@ type renderError struct{ err error }
 func (e *renderError) Error() string { return "render: " + e.err.Error() }
 func (e *renderError) Unwrap() error { return e.err }
 
-func (r *eventRun) create(ctx context.Context, b *bundle, op Operation) {
+// create creates the desired bundle. op is create (decide's absent row) or
+// recreate (after a recreation's delete, replacing the bundle of
+// fingerprint replaced). A create on the absent row that ends a recreation
+// (endsRecreation) is reported recreate/done; every create that ends a
+// recreation carries ReplacedAnnotation naming the bundle it replaced,
+// when known. Nothing else differs: the outcome of a failed create is op's.
+func (r *eventRun) create(ctx context.Context, b *bundle, op Operation, replaced string) {
 	if _, err := r.render(b); err != nil {
 		r.fail(b, reasonFor(err), err)
 		return
 	}
+	report := op
+	if op == OpCreate {
+		if fp, ends := r.endsRecreation(b); ends {
+			report, replaced = OpRecreate, fp
+		}
+	}
 	// Only reached after this event's read answered 404 (decide's absent
 	// row, or the read after a recreation's delete).
-	created, err := r.p.maestro.Create(WithReadAbsent(ctx), b.consumer, b.desired)
+	created, err := r.p.maestro.Create(WithReadAbsent(ctx), b.consumer, withReplaced(b.desired, replaced))
 	switch {
 	case err == nil:
 		r.observe(b, created)
-		r.done(b, op)
+		r.done(b, report)
+		if report != op {
+			r.log.Info("the create ends a recreation", "bundle", b.res.Name,
+				"consumer", b.consumer, "work", b.workName, "replaced", replaced)
+		}
 	case op == OpRecreate && errors.Is(err, ErrAlreadyExists):
 		// Another replica, or a slow agent, still holds the old bundle: never
 		// create while it exists; the next event continues.

@@ -10,6 +10,16 @@ import (
 // FingerprintAnnotation holds a bundle's fingerprint on the bundle itself.
 const FingerprintAnnotation = "bundle-adapter.io/fingerprint"
 
+// ReplacedAnnotation is set by the adapter on a bundle created at the end of
+// a recreation: the fingerprint of the bundle it replaced (that bundle's
+// FingerprintAnnotation). It is added to the create request only, after the
+// desired bundle was fingerprinted, so it is never part of a fingerprint:
+// the fingerprint compared on later events is the one FingerprintAnnotation
+// stores, computed from the rendered bundle, which does not carry it. An
+// update in place replaces the annotations and drops it. Templates should
+// not set it.
+const ReplacedAnnotation = "bundle-adapter.io/replaced-fingerprint"
+
 // Fingerprint is the hex SHA-256 of Canonical of exactly spec.workload.manifests,
 // spec.deleteOption, spec.manifestConfigs, metadata.labels and
 // metadata.annotations minus FingerprintAnnotation; absent and empty are the

@@ -178,12 +178,19 @@ func TestStatusStreamCarries(t *testing.T) {
 		return nil
 	})
 	agent.Release(ctx, string(read.UID))
+	var deleted *workv1.ManifestWork
 	eventually(t, 60*time.Second, "a Deleted confirmation on the stream", func() error {
-		if sink.find(name, func(w *workv1.ManifestWork) bool {
+		deleted = sink.find(name, func(w *workv1.ManifestWork) bool {
 			return meta.IsStatusConditionTrue(w.Status.Conditions, "Deleted")
-		}) == nil {
+		})
+		if deleted == nil {
 			return errors.New("not yet")
 		}
 		return nil
 	})
+	// The view's tombstones name the deleted bundle by this annotation.
+	if got := deleted.Annotations["bundle-adapter.io/fingerprint"]; deleted.Namespace != consumer || got != "fp-1" {
+		t.Errorf("Deleted confirmation for %s/%s with fingerprint annotation %q, want %s/%s with fp-1",
+			deleted.Namespace, deleted.Name, got, consumer, name)
+	}
 }

@@ -23,6 +23,14 @@
 // that began before an entry was forgotten or the view dropped never
 // stores what it read (it may be older than what made the view forget).
 //
+// Besides entries the view keeps tombstones (tombstone.go): the stream's
+// Deleted confirmations, each the deleted bundle's fingerprint annotation
+// and when it arrived, bounded as the adapter's memory of recreations (one
+// hour, 10,000), dropped when the bundle exists again and on every
+// (re)subscription. With them a replica that did not delete a bundle can
+// report the create after Maestro's 404 as the end of a recreation
+// (adapter.Tombstones); they change no decision.
+//
 // The view never answers "absent": a 404, a deletion, an update, every
 // write decision is taken on Maestro's own answer. A stale entry can only
 // make the adapter report "unchanged" for at most MaxAge while another

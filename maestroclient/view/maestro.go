@@ -47,6 +47,9 @@ func (f *feeding) Create(ctx context.Context, consumer string, work *workv1.Mani
 	w, err := f.next.Create(ctx, consumer, work)
 	if work != nil {
 		f.v.Forget(consumer, work.Name)
+		if err == nil {
+			f.v.unbury(key{consumer, work.Name})
+		}
 	}
 	return w, err
 }

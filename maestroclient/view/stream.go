@@ -18,6 +18,9 @@ func (v *View) Subscribed() {
 	v.seq++
 	v.dropped = v.seq
 	v.synced = true
+	v.tombMu.Lock()
+	clear(v.tombstones)
+	v.tombMu.Unlock()
 }
 
 // Status applies one event of the source's status stream, as sdk-go's
@@ -26,9 +29,11 @@ func (v *View) Subscribed() {
 // and spec as last written, status as the agent reported. An entry whose
 // generation and fingerprint annotation the event matches takes its
 // status; one the event shows deleting, deleted or written by someone else
-// is forgotten. An event for a bundle without an entry is ignored: entries
-// come from reads only. An event without the bundle's name (no work
-// metadata) forgets every entry of that uid.
+// is forgotten. An event for a bundle without an entry is ignored (entries
+// come from reads only), but for its tombstone (tombstone.go): a Deleted
+// confirmation records one, any other status that is not deleting drops
+// it. An event without the bundle's name (no work metadata) forgets every
+// entry of that uid.
 func (v *View) Status(work *workv1.ManifestWork) {
 	if work == nil {
 		return
@@ -40,6 +45,7 @@ func (v *View) Status(work *workv1.ManifestWork) {
 		return
 	}
 	k := key{work.Namespace, work.Name}
+	v.history(k, work)
 	v.mu.RLock()
 	e, ok := v.entries[k]
 	v.mu.RUnlock()

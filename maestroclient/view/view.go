@@ -42,6 +42,9 @@ type View struct {
 	// drop. A read that began at a token before dropped stores nothing.
 	seq, dropped uint64
 	observed     uint64 // reads stored, for sweep
+
+	tombMu     sync.Mutex
+	tombstones map[key]tombstone // deletions the stream confirmed (tombstone.go)
 }
 
 type key struct{ consumer, name string }
@@ -76,7 +79,8 @@ func New(o Options) *View {
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
-	return &View{maxAge: o.MaxAge, clock: o.Clock, entries: map[key]entry{}, synced: o.Synced}
+	return &View{maxAge: o.MaxAge, clock: o.Clock, entries: map[key]entry{}, synced: o.Synced,
+		tombstones: map[key]tombstone{}}
 }
 
 // Lookup returns the bundle as Maestro last answered for it, with the
