@@ -39,7 +39,7 @@ func newWorld(t *testing.T, now *time.Time, withView bool) *world {
 	clock := func() time.Time { return *now }
 	w := &world{t: t, now: now, api: apistub.New("v1", nil), status: map[string]string{},
 		annots: map[string]map[string]string{},
-		store: memmaestro.New(memmaestro.Options{Clock: clock, AutoStatus: true, Consumers: []string{"c1"}})}
+		store:  memmaestro.New(memmaestro.Options{Clock: clock, AutoStatus: true, Consumers: []string{"c1"}})}
 	task, err := config.LoadTaskConfig("testdata/task-view.yaml")
 	if err != nil {
 		t.Fatal(err)
