@@ -3,6 +3,7 @@ package agentsim
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -34,6 +35,12 @@ func (a *Agent) onDelete(ctx context.Context, w *workv1.ManifestWork) error {
 	state := a.holds[id]
 	a.mu.Unlock()
 	if state == holdHeld || state == holdConfirming {
+		return nil
+	}
+	if a.opts.NoDeletionSweep && !slices.Contains(w.Finalizers, workv1.ManifestWorkFinalizer) {
+		// ocm's finalize controller reports a deletion by removing this
+		// finalizer; with none to remove and no sweep, nothing reports it.
+		a.log.Debug("deleting bundle without finalizer: not answered", "name", id)
 		return nil
 	}
 	if lost, err := a.lose(w); lost || err != nil {
