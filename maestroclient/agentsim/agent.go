@@ -80,6 +80,21 @@ type Options struct {
 	// answers. Default false: the sweep runs, and the agent answers every
 	// deleting bundle.
 	NoDeletionSweep bool
+	// LoseFinalizers is a fault: the first LoseFinalizers deletion requests
+	// each bundle receives leave its stored work deleting without the agent's
+	// finalizer, a state sdk-go's agent store keeps through any re-sent
+	// delete (maestroclient TestAgentStoreRedeleteKeepsAMissingFinalizer): the
+	// agent deletes the bundle's objects (it has none), drops the finalizer
+	// and reports nothing. Later deletion requests (a delete re-sent through
+	// Maestro) go through sdk-go's AgentInformerWatcherStore.
+	// HandleReceivedResource as any, which copies their deletionTimestamp and
+	// not their finalizer onto the stored work, so no one answers them and the
+	// bundle stays deleting in Maestro; a new agent, whose empty store takes
+	// the resync's deletion whole, finalizer included, confirms it. How a real
+	// agent's store comes to this state is not modelled. It requires
+	// NoDeletionSweep: the sweep would confirm the bundle within 2 s.
+	// Default 0: nothing is lost.
+	LoseFinalizers int
 	// Feedback, when set, is reported as status feedback of every manifest.
 	Feedback []workv1.FeedbackValue
 	// Logger receives the agent's logs. Default slog.Default().
@@ -97,9 +112,10 @@ type Agent struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	mu    sync.Mutex
-	holds map[string]hold // by uid: deletions released, held or being confirmed
-	lost  map[string]int  // by uid: deletion requests lost (Options.LoseDeletes)
+	mu      sync.Mutex
+	holds   map[string]hold // by uid: deletions released, held or being confirmed
+	lost    map[string]int  // by uid: deletion requests lost (Options.LoseDeletes)
+	dropped map[string]int  // by uid: finalizers lost (Options.LoseFinalizers)
 }
 
 // Start connects an agent for opts.Consumer and returns once its informer
@@ -107,6 +123,9 @@ type Agent struct {
 func Start(ctx context.Context, opts Options) (*Agent, error) {
 	if opts.Consumer == "" {
 		return nil, errors.New("agentsim: consumer is required")
+	}
+	if opts.LoseFinalizers > 0 && !opts.NoDeletionSweep {
+		return nil, errors.New("agentsim: LoseFinalizers requires NoDeletionSweep")
 	}
 	if opts.BrokerAddress == "" {
 		opts.BrokerAddress = DefaultBrokerAddress
@@ -124,7 +143,7 @@ func Start(ctx context.Context, opts Options) (*Agent, error) {
 	}
 	a := &Agent{
 		opts: opts, log: log, works: works, store: local, cancel: cancel,
-		done: make(chan struct{}), holds: map[string]hold{}, lost: map[string]int{},
+		done: make(chan struct{}), holds: map[string]hold{}, lost: map[string]int{}, dropped: map[string]int{},
 		queue: workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](
 			10*time.Millisecond, time.Second)),
 	}
