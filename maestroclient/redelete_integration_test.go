@@ -90,3 +90,57 @@ func TestLostDeletionHealsOnAgentRestart(t *testing.T) {
 	startAgent(t, s, consumer, nil)
 	waitNotFound(t, c, consumer, name)
 }
+
+// TestLostDeletionWithoutFinalizerHealsOnlyOnAgentRestart reproduces, with
+// the simulated agent run as Maestro's real agent answers deletions
+// (NoDeletionSweep), the state TestAgentStoreRedeleteKeepsAMissingFinalizer
+// shows sdk-go's agent store keeps: a work deleting without the agent's
+// finalizer. Re-sent deletes reach the agent's store and change nothing
+// there, so the bundle stays deleting in Maestro; a restarted agent, whose
+// empty store takes the resync's deletion with its finalizer, confirms it.
+// The agent without the fault confirms at once: the hold is the fault's.
+func TestLostDeletionWithoutFinalizerHealsOnlyOnAgentRestart(t *testing.T) {
+	s := requireServer(t)
+	c := newClient(t, s, nil)
+	const redeletes = 3
+	tests := []struct {
+		name string
+		lose int // deletion requests that lose the finalizer
+	}{
+		{"nothing lost: gone after the delete", 0},
+		{"finalizer lost: deleting after 3 redeletes, gone after a restart", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			consumer := register(t, s, "finalizer")
+			lossy := startAgent(t, s, consumer, func(o *agentsim.Options) {
+				o.NoDeletionSweep, o.LoseFinalizers = true, tt.lose
+			})
+			name := unique("b")
+			if _, err := c.Create(ctx, consumer, bundle(name, "v1")); err != nil {
+				t.Fatalf("Create: %v", err)
+			}
+			waitApplied(t, c, consumer, name, 1)
+			if err := c.Delete(ctx, consumer, name); err != nil {
+				t.Fatalf("Delete: %v", err)
+			}
+			if tt.lose == 0 {
+				waitNotFound(t, c, consumer, name)
+				return
+			}
+			// An agent that acts confirms within milliseconds.
+			stillPending(t, c, consumer, name, 2*time.Second)
+			for i := range redeletes {
+				if err := c.Redelete(ctx, consumer, name); err != nil {
+					t.Fatalf("Redelete %d: %v", i+1, err)
+				}
+				stillPending(t, c, consumer, name, 2*time.Second)
+			}
+			lossy.Stop()
+			startAgent(t, s, consumer, func(o *agentsim.Options) { o.NoDeletionSweep = true })
+			waitNotFound(t, c, consumer, name)
+		})
+	}
+}

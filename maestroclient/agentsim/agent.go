@@ -16,15 +16,17 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+	workclientset "open-cluster-management.io/api/client/work/clientset/versioned"
 	workv1client "open-cluster-management.io/api/client/work/clientset/versioned/typed/work/v1"
 	workinformers "open-cluster-management.io/api/client/work/informers/externalversions"
 	worklisters "open-cluster-management.io/api/client/work/listers/work/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	"open-cluster-management.io/sdk-go/pkg/cloudevents/clients/options"
-	"open-cluster-management.io/sdk-go/pkg/cloudevents/clients/work"
+	agentclient "open-cluster-management.io/sdk-go/pkg/cloudevents/clients/work/agent/client"
 	"open-cluster-management.io/sdk-go/pkg/cloudevents/clients/work/agent/codec"
 	"open-cluster-management.io/sdk-go/pkg/cloudevents/clients/work/store"
 	grpcoptions "open-cluster-management.io/sdk-go/pkg/cloudevents/generic/options/grpc"
@@ -65,6 +67,34 @@ type Options struct {
 	// request delivered again (a delete re-sent through Maestro, a resync)
 	// is answered as Delete says. Default 0: nothing is lost.
 	LoseDeletes int
+	// NoDeletionSweep runs the agent as the real agent Maestro is built with
+	// (sdk-go v1.1.1-0.20260128013609, ocm v1.1.1-0.20260127130621) answers
+	// deletions. Its agent client has no periodic sweep: the sdk-go in this
+	// module (v1.3.1-0.20260630085947) starts one in
+	// NewManifestWorkAgentClient (deleteWork, every 2 s) that confirms every
+	// stored work deleting without finalizers; with NoDeletionSweep it is not
+	// started. And ocm's ManifestWorkFinalizeController reports a deletion only
+	// by removing the work's finalizer (through ManifestWorkAgentClient.Patch):
+	// with NoDeletionSweep the agent answers a deleting bundle only while
+	// workv1.ManifestWorkFinalizer is on it, and one without it, no one
+	// answers. Default false: the sweep runs, and the agent answers every
+	// deleting bundle.
+	NoDeletionSweep bool
+	// LoseFinalizers is a fault: the first LoseFinalizers deletion requests
+	// each bundle receives leave its stored work deleting without the agent's
+	// finalizer, a state sdk-go's agent store keeps through any re-sent
+	// delete (maestroclient TestAgentStoreRedeleteKeepsAMissingFinalizer): the
+	// agent deletes the bundle's objects (it has none), drops the finalizer
+	// and reports nothing. Later deletion requests (a delete re-sent through
+	// Maestro) go through sdk-go's AgentInformerWatcherStore.
+	// HandleReceivedResource as any, which copies their deletionTimestamp and
+	// not their finalizer onto the stored work, so no one answers them and the
+	// bundle stays deleting in Maestro; a new agent, whose empty store takes
+	// the resync's deletion whole, finalizer included, confirms it. How a real
+	// agent's store comes to this state is not modelled. It requires
+	// NoDeletionSweep: the sweep would confirm the bundle within 2 s.
+	// Default 0: nothing is lost.
+	LoseFinalizers int
 	// Feedback, when set, is reported as status feedback of every manifest.
 	Feedback []workv1.FeedbackValue
 	// Logger receives the agent's logs. Default slog.Default().
@@ -82,9 +112,10 @@ type Agent struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	mu    sync.Mutex
-	holds map[string]hold // by uid: deletions released, held or being confirmed
-	lost  map[string]int  // by uid: deletion requests lost (Options.LoseDeletes)
+	mu      sync.Mutex
+	holds   map[string]hold // by uid: deletions released, held or being confirmed
+	lost    map[string]int  // by uid: deletion requests lost (Options.LoseDeletes)
+	dropped map[string]int  // by uid: finalizers lost (Options.LoseFinalizers)
 }
 
 // Start connects an agent for opts.Consumer and returns once its informer
@@ -92,6 +123,9 @@ type Agent struct {
 func Start(ctx context.Context, opts Options) (*Agent, error) {
 	if opts.Consumer == "" {
 		return nil, errors.New("agentsim: consumer is required")
+	}
+	if opts.LoseFinalizers > 0 && !opts.NoDeletionSweep {
+		return nil, errors.New("agentsim: LoseFinalizers requires NoDeletionSweep")
 	}
 	if opts.BrokerAddress == "" {
 		opts.BrokerAddress = DefaultBrokerAddress
@@ -102,40 +136,73 @@ func Start(ctx context.Context, opts Options) (*Agent, error) {
 	log := opts.Logger.With("agent", opts.Consumer)
 	ctx, cancel := context.WithCancel(klog.NewContext(ctx, logr.FromSlogHandler(log.Handler()).V(1)))
 	local := store.NewAgentInformerWatcherStore()
-	holder, err := newHolder(ctx, opts, local)
+	works, err := newClient(ctx, opts, local)
 	if err != nil {
 		cancel()
 		return nil, err
 	}
 	a := &Agent{
-		opts: opts, log: log, works: holder.ManifestWorks(opts.Consumer), store: local, cancel: cancel,
-		done: make(chan struct{}), holds: map[string]hold{}, lost: map[string]int{},
+		opts: opts, log: log, works: works, store: local, cancel: cancel,
+		done: make(chan struct{}), holds: map[string]hold{}, lost: map[string]int{}, dropped: map[string]int{},
 		queue: workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](
 			10*time.Millisecond, time.Second)),
 	}
-	if err := a.run(ctx, holder); err != nil {
+	if err := a.run(ctx); err != nil {
 		cancel() // ends whatever run started
 		return nil, err
 	}
 	return a, nil
 }
 
-func newHolder(ctx context.Context, opts Options, local *store.AgentInformerWatcherStore) (*work.ClientHolder, error) {
+// newClient connects sdk-go's work agent client as work.NewAgentClientHolder
+// does, starting its deletion sweep unless opts.NoDeletionSweep: the sweep
+// lives as long as the context NewManifestWorkAgentClient is given.
+func newClient(ctx context.Context, opts Options, local *store.AgentInformerWatcherStore) (
+	*agentclient.ManifestWorkAgentClient, error) {
 	grpcOpts := &grpcoptions.GRPCOptions{Dialer: &grpcoptions.GRPCDialer{URL: opts.BrokerAddress}}
 	clientOpts := options.NewGenericClientOptions(grpcOpts, codec.NewManifestBundleCodec(), opts.Consumer+"-agentsim").
 		WithClusterName(opts.Consumer).
 		WithClientWatcherStore(local)
-	holder, err := work.NewAgentClientHolder(ctx, clientOpts)
+	events, err := clientOpts.AgentClient(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("agentsim: connect to broker %s: %w", opts.BrokerAddress, err)
 	}
-	return holder, nil
+	sweepCtx := ctx
+	if opts.NoDeletionSweep {
+		var stop context.CancelFunc
+		sweepCtx, stop = context.WithCancel(ctx)
+		stop() // the sweep's loop returns before its first pass
+	}
+	works := agentclient.NewManifestWorkAgentClient(sweepCtx, opts.Consumer, local, events)
+	works.SetNamespace(opts.Consumer)
+	return works, nil
 }
+
+// clientset serves the informer factory the one agent client, as sdk-go's
+// internal WorkClientSetWrapper does; the factory calls WorkV1 only, the
+// other methods are the embedded nil interface's.
+type clientset struct {
+	workclientset.Interface
+	works workv1client.ManifestWorkInterface
+}
+
+func (c clientset) WorkV1() workv1client.WorkV1Interface { return workV1{works: c.works} }
+
+type workV1 struct {
+	works workv1client.ManifestWorkInterface
+}
+
+// ManifestWorks ignores the namespace: the agent client serves its consumer's.
+func (c workV1) ManifestWorks(string) workv1client.ManifestWorkInterface { return c.works }
+
+func (workV1) AppliedManifestWorks() workv1client.AppliedManifestWorkInterface { return nil }
+
+func (workV1) RESTClient() rest.Interface { return nil }
 
 // run starts the informer, which queues the names of changed bundles, and
 // the worker that handles them; it waits for the informer's first sync.
-func (a *Agent) run(ctx context.Context, holder *work.ClientHolder) error {
-	factory := workinformers.NewSharedInformerFactoryWithOptions(holder.WorkInterface(), 10*time.Minute,
+func (a *Agent) run(ctx context.Context) error {
+	factory := workinformers.NewSharedInformerFactoryWithOptions(clientset{works: a.works}, 10*time.Minute,
 		workinformers.WithNamespace(a.opts.Consumer))
 	informer := factory.Work().V1().ManifestWorks().Informer()
 	a.lister = factory.Work().V1().ManifestWorks().Lister().ManifestWorks(a.opts.Consumer)

@@ -3,6 +3,7 @@ package agentsim
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -36,7 +37,16 @@ func (a *Agent) onDelete(ctx context.Context, w *workv1.ManifestWork) error {
 	if state == holdHeld || state == holdConfirming {
 		return nil
 	}
+	if a.opts.NoDeletionSweep && !slices.Contains(w.Finalizers, workv1.ManifestWorkFinalizer) {
+		// ocm's finalize controller reports a deletion by removing this
+		// finalizer; with none to remove and no sweep, nothing reports it.
+		a.log.Debug("deleting bundle without finalizer: not answered", "name", id)
+		return nil
+	}
 	if lost, err := a.lose(w); lost || err != nil {
+		return err
+	}
+	if lost, err := a.loseFinalizer(w); lost || err != nil {
 		return err
 	}
 	if err := a.reportDeleting(ctx, w); err != nil {
@@ -78,6 +88,32 @@ func (a *Agent) lose(w *workv1.ManifestWork) (bool, error) {
 	a.lost[w.Name]++ // the queue hands one name to one worker at a time
 	a.mu.Unlock()
 	a.log.Info("fault: deletion request lost", "name", w.Name)
+	return true, nil
+}
+
+// loseFinalizer, while fewer than Options.LoseFinalizers of the bundle's
+// deletion requests were answered so, writes the cached work back deleting
+// and without the agent's finalizer, and reports nothing: the finalizer
+// removal that reports a deletion on a real agent has happened, but the
+// Deleted status it publishes never went out. It reports whether the
+// request was lost.
+func (a *Agent) loseFinalizer(w *workv1.ManifestWork) (bool, error) {
+	a.mu.Lock()
+	lose := a.dropped[w.Name] < a.opts.LoseFinalizers
+	a.mu.Unlock()
+	if !lose {
+		return false, nil
+	}
+	done := w.DeepCopy()
+	done.Finalizers = slices.DeleteFunc(done.Finalizers,
+		func(f string) bool { return f == workv1.ManifestWorkFinalizer })
+	if err := a.store.Update(done); err != nil {
+		return false, fmt.Errorf("lose finalizer: %w", err) // retried: lost next time
+	}
+	a.mu.Lock()
+	a.dropped[w.Name]++ // the queue hands one name to one worker at a time
+	a.mu.Unlock()
+	a.log.Info("fault: finalizer lost, deletion not reported", "name", w.Name)
 	return true, nil
 }
 
@@ -140,6 +176,7 @@ func (a *Agent) confirm(ctx context.Context, id string) error {
 	a.mu.Lock()
 	delete(a.holds, id)
 	delete(a.lost, id)
+	delete(a.dropped, id)
 	a.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("drop deleted bundle from cache: %w", err)
