@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -58,7 +57,7 @@ func (r *eventRun) runPost(ctx context.Context) {
 // bindPayload exposes a payload to CEL as a value and to templates as JSON
 // text, so body: "{{ .status }}" sends it as JSON.
 func (r *eventRun) bindPayload(name string, v any) {
-	b, _ := json.Marshal(v)
+	b := payloadJSON(v)
 	r.vars[name] = v
 	r.data[name] = string(b)
 }

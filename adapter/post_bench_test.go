@@ -100,7 +100,7 @@ func (benchAPI) Do(_ context.Context, req APIRequest) (APIResponse, error) {
 // unchangedRun is the state of an unchanged event of the onprem example just
 // before its post phase: params, preconditions and both bundles done, with
 // observed bundles that the agent reported available.
-func unchangedRun(b *testing.B) (*eventRun, *config.Payload) {
+func unchangedRun(b testing.TB) (*eventRun, *config.Payload) {
 	b.Helper()
 	task, err := config.LoadTaskConfig("../config/examples/onprem/task-config.yaml")
 	if err != nil {

@@ -25,6 +25,9 @@ type bundle struct {
 	obs      observation
 	kube     *kubeTarget // kubernetes transport; nil for a Maestro bundle
 
+	// tree is the rendered bundle; desired is its work, decoded on first
+	// use (desiredWork): an unchanged bundle never encodes its manifests.
+	tree        map[string]any
 	desired     *workv1.ManifestWork
 	fingerprint string
 	renderErr   error
@@ -119,12 +122,15 @@ func (r *eventRun) render(b *bundle) (string, error) {
 		return b.fingerprint, b.renderErr
 	}
 	b.rendered = true
-	b.desired, b.fingerprint, b.renderErr = r.renderWork(b)
+	b.tree, b.fingerprint, b.renderErr = r.renderWork(b)
 	b.out.Fingerprint = b.fingerprint
 	return b.fingerprint, b.renderErr
 }
 
-func (r *eventRun) renderWork(b *bundle) (*workv1.ManifestWork, string, error) {
+// renderWork renders b's tree, normalized and stamped, and its
+// fingerprint. A tree that would not decode into a ManifestWork fails here
+// (checkRendered), with decodeRendered's error.
+func (r *eventRun) renderWork(b *bundle) (map[string]any, string, error) {
 	ctx, cancel := r.renderContext()
 	tree, err := bundles.RenderContext(ctx, b.res.Manifest.Compiled, r.data, r.now)
 	cancel()
@@ -140,11 +146,27 @@ func (r *eventRun) renderWork(b *bundle) (*workv1.ManifestWork, string, error) {
 	if err := bundles.CheckSize(b.res.Name, tree); err != nil {
 		return nil, "", &renderError{err}
 	}
-	work, err := decodeRendered(tree)
-	if err != nil {
-		return nil, "", &renderError{fmt.Errorf("rendered bundle is not a valid ManifestWork: %w", err)}
+	if err := checkRendered(tree); err != nil {
+		return nil, "", invalidWork(err)
 	}
-	return work, fp, nil
+	return tree, fp, nil
+}
+
+// invalidWork is the render error of a tree that does not decode.
+func invalidWork(err error) error {
+	return &renderError{fmt.Errorf("rendered bundle is not a valid ManifestWork: %w", err)}
+}
+
+// desiredWork is the rendered work (render first), decoded once.
+func (b *bundle) desiredWork() (*workv1.ManifestWork, error) {
+	if b.desired == nil {
+		work, err := decodeRendered(b.tree)
+		if err != nil {
+			return nil, invalidWork(err)
+		}
+		b.desired = work
+	}
+	return b.desired, nil
 }
 
 // decodeWork converts a rendered tree into a ManifestWork. Fields the type
@@ -182,6 +204,39 @@ func decodeRendered(tree map[string]any) (*workv1.ManifestWork, error) {
 		return nil, err
 	}
 	return &work, nil
+}
+
+// checkRendered is decodeRendered's error (or nil) for tree, without
+// encoding the manifests: the tree is decoded with its manifests list
+// replaced by one of as many nulls. Converting a manifest cannot fail: a
+// Manifest takes the JSON encoding of any value (runtime.RawExtension), and
+// a rendered tree holds JSON values only (CheckSize has encoded it), so the
+// manifests contribute no error, and every other field fails as it would.
+func checkRendered(tree map[string]any) error {
+	_, err := decodeRendered(withoutManifests(tree))
+	return err
+}
+
+// withoutManifests is tree with spec.workload.manifests, when a list,
+// replaced by a list of as many nulls; tree is not modified.
+func withoutManifests(tree map[string]any) map[string]any {
+	spec, _ := tree["spec"].(map[string]any)
+	workload, _ := spec["workload"].(map[string]any)
+	manifests, isList := workload["manifests"].([]any)
+	if !isList || manifests == nil {
+		return tree
+	}
+	return withMember(tree, "spec", withMember(spec, "workload", withMember(workload, "manifests", make([]any, len(manifests)))))
+}
+
+// withMember is a shallow copy of m with m[k] = v.
+func withMember(m map[string]any, k string, v any) map[string]any {
+	out := make(map[string]any, len(m))
+	for mk, mv := range m {
+		out[mk] = mv
+	}
+	out[k] = v
+	return out
 }
 
 // CheckWork is the config.WorkChecker of this adapter: the fields of a
@@ -222,6 +277,11 @@ func (r *eventRun) create(ctx context.Context, b *bundle, op Operation, replaced
 		r.fail(b, reasonFor(err), err)
 		return
 	}
+	desired, err := b.desiredWork()
+	if err != nil {
+		r.fail(b, reasonFor(err), err)
+		return
+	}
 	report := op
 	if op == OpCreate {
 		if fp, ends := r.endsRecreation(b); ends {
@@ -230,7 +290,7 @@ func (r *eventRun) create(ctx context.Context, b *bundle, op Operation, replaced
 	}
 	// Only reached after this event's read answered 404 (decide's absent
 	// row, or the read after a recreation's delete).
-	created, err := r.p.maestro.Create(WithReadAbsent(ctx), b.consumer, withReplaced(b.desired, replaced))
+	created, err := r.p.maestro.Create(WithReadAbsent(ctx), b.consumer, withReplaced(desired, replaced))
 	switch {
 	case err == nil:
 		r.observe(b, created)
@@ -254,7 +314,12 @@ func (r *eventRun) update(ctx context.Context, b *bundle) {
 		r.fail(b, reasonFor(err), err)
 		return
 	}
-	updated, err := r.p.maestro.Update(ctx, b.consumer, base, b.desired)
+	desired, err := b.desiredWork()
+	if err != nil {
+		r.fail(b, reasonFor(err), err)
+		return
+	}
+	updated, err := r.p.maestro.Update(ctx, b.consumer, base, desired)
 	if err != nil {
 		r.fail(b, reasonFor(err), err)
 		return

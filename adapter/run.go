@@ -116,30 +116,54 @@ var errCELTimeout = errors.New("CEL evaluation timeout")
 // and its value; every failure is a *celError naming the expression's YAML
 // path.
 func (r *eventRun) evalCEL(ctx context.Context, e *config.Expr, vars any) (ref.Val, error) {
-	ctx, cancel := context.WithTimeoutCause(ctx, r.p.celTimeout, errCELTimeout)
-	defer cancel()
 	if m, ok := vars.(map[string]any); ok {
 		if act, err := interpreter.NewActivation(m); err == nil {
 			vars = clockActivation{Activation: act, now: types.Timestamp{Time: r.now}}
 		}
 	}
+	if e.Uninterruptible {
+		return r.evalUninterruptible(ctx, e, vars)
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, r.p.celTimeout, errCELTimeout)
+	defer cancel()
 	val, _, err := e.Program.ContextEval(ctx, vars)
 	if err != nil {
-		var cancelled interpreter.EvalCancelledError
-		limit := true
-		switch {
-		case errors.Is(err, errCELTimeout):
-			err = fmt.Errorf("evaluation exceeded the CEL timeout of %v and was stopped", r.p.celTimeout)
-		case errors.As(err, &cancelled) && cancelled.Cause == interpreter.CostLimitExceeded:
-			err = fmt.Errorf("evaluation exceeded the CEL cost limit of %d and was stopped", config.CELCostLimit)
-		case errors.As(err, &cancelled) || ctx.Err() != nil:
-			// cancelled (shutdown): not a missing value either
-		default:
-			limit = false
-		}
-		return nil, &celError{path: e.Path, err: err, limit: limit}
+		return nil, r.celFailure(e, err, func() bool { return ctx.Err() != nil })
 	}
 	return val, nil
+}
+
+// evalUninterruptible is evalCEL for a program without a comprehension,
+// which never checks its context (see config.Expr.Uninterruptible): it
+// evaluates without the timeout's context and timer, and a failure counts
+// as stopped, as under that context, when the event's context is done or
+// the timeout has passed.
+func (r *eventRun) evalUninterruptible(ctx context.Context, e *config.Expr, vars any) (ref.Val, error) {
+	deadline := time.Now().Add(r.p.celTimeout)
+	val, _, err := e.Program.Eval(vars)
+	if err != nil {
+		return nil, r.celFailure(e, err, func() bool { return ctx.Err() != nil || !time.Now().Before(deadline) })
+	}
+	return val, nil
+}
+
+// celFailure is the *celError of a failed evaluation of e. stopped reports
+// whether the evaluation's context was done (its timeout, or the event
+// cancelled): such a failure is not a missing value either.
+func (r *eventRun) celFailure(e *config.Expr, err error, stopped func() bool) *celError {
+	var cancelled interpreter.EvalCancelledError
+	limit := true
+	switch {
+	case errors.Is(err, errCELTimeout):
+		err = fmt.Errorf("evaluation exceeded the CEL timeout of %v and was stopped", r.p.celTimeout)
+	case errors.As(err, &cancelled) && cancelled.Cause == interpreter.CostLimitExceeded:
+		err = fmt.Errorf("evaluation exceeded the CEL cost limit of %d and was stopped", config.CELCostLimit)
+	case errors.As(err, &cancelled) || stopped():
+		// cancelled (shutdown): not a missing value either
+	default:
+		limit = false
+	}
+	return &celError{path: e.Path, err: err, limit: limit}
 }
 
 // clockActivation is an activation (a capture's response fields) that

@@ -3,7 +3,6 @@ package adapter
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime"
 	workv1 "open-cluster-management.io/api/work/v1"
 )
 
@@ -54,7 +53,7 @@ func (r *eventRun) lookup(consumer, name string) (viewed, bool) {
 	w.APIVersion, _ = obj["apiVersion"].(string)
 	w.Kind, _ = obj["kind"].(string)
 	if m, isMap := obj["metadata"].(map[string]any); isMap {
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &w.ObjectMeta); err != nil {
+		if err := objectMeta(m, &w.ObjectMeta); err != nil {
 			return viewed{}, false
 		}
 	}

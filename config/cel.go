@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
+	celast "github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/ext"
 	"github.com/google/cel-go/interpreter"
 )
@@ -104,6 +105,17 @@ func (c *CELEnv) program(l *errorList, e *Expr, ast *cel.Ast) {
 		return
 	}
 	e.Program = prg
+	e.Uninterruptible = !hasComprehension(ast.NativeRep().Expr())
+}
+
+// hasComprehension reports whether the expression tree (macros expanded)
+// holds a comprehension.
+func hasComprehension(root celast.Expr) bool {
+	found := false
+	celast.PreOrderVisit(root, celast.NewExprVisitor(func(x celast.Expr) {
+		found = found || x.Kind() == celast.ComprehensionKind
+	}))
+	return found
 }
 
 var responseEnv = mustEnv(cel.NewEnv(celOptions()...))

@@ -15,6 +15,13 @@ type Expr struct {
 
 	// Program is ready to evaluate; safe for concurrent use.
 	Program cel.Program
+	// Uninterruptible reports that Program has no comprehension (all,
+	// exists, map, filter, ...). A comprehension is the only place a CEL
+	// evaluation checks its context (every celInterruptCheckInterval
+	// iterations), so such a program evaluates the same with ContextEval
+	// and with Eval, whatever the context. The zero value, false, claims
+	// nothing: the program is evaluated under its context.
+	Uninterruptible bool
 }
 
 func (e *Expr) decodeNode(d *decoder, n *yaml.Node, path string) {
