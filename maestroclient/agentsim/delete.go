@@ -73,22 +73,9 @@ func (a *Agent) onDelete(ctx context.Context, w *workv1.ManifestWork) error {
 // a live bundle again and nothing is reported to Maestro. It reports whether
 // the request was lost.
 func (a *Agent) lose(w *workv1.ManifestWork) (bool, error) {
-	a.mu.Lock()
-	lose := a.lost[w.Name] < a.opts.LoseDeletes
-	a.mu.Unlock()
-	if !lose {
-		return false, nil
-	}
-	live := w.DeepCopy()
-	live.DeletionTimestamp = nil
-	if err := a.store.Update(live); err != nil {
-		return false, fmt.Errorf("lose deletion: %w", err) // retried: lost next time
-	}
-	a.mu.Lock()
-	a.lost[w.Name]++ // the queue hands one name to one worker at a time
-	a.mu.Unlock()
-	a.log.Info("fault: deletion request lost", "name", w.Name)
-	return true, nil
+	return a.fault(w, a.lost, a.opts.LoseDeletes, "fault: deletion request lost", func(live *workv1.ManifestWork) {
+		live.DeletionTimestamp = nil
+	})
 }
 
 // loseFinalizer, while fewer than Options.LoseFinalizers of the bundle's
@@ -98,22 +85,34 @@ func (a *Agent) lose(w *workv1.ManifestWork) (bool, error) {
 // Deleted status it publishes never went out. It reports whether the
 // request was lost.
 func (a *Agent) loseFinalizer(w *workv1.ManifestWork) (bool, error) {
+	return a.fault(w, a.dropped, a.opts.LoseFinalizers, "fault: finalizer lost, deletion not reported", func(done *workv1.ManifestWork) {
+		done.Finalizers = slices.DeleteFunc(done.Finalizers,
+			func(f string) bool { return f == workv1.ManifestWorkFinalizer })
+	})
+}
+
+// fault answers w's deletion request with a fault while fewer than limit of
+// the bundle's requests were (counted in count, by name): it writes a copy
+// of w changed by change back to the store and reports nothing to Maestro.
+// It reports whether the fault happened; a failed store write is an error,
+// and the fault happens on the next request instead.
+func (a *Agent) fault(w *workv1.ManifestWork, count map[string]int, limit int, what string,
+	change func(*workv1.ManifestWork)) (bool, error) {
 	a.mu.Lock()
-	lose := a.dropped[w.Name] < a.opts.LoseFinalizers
+	due := count[w.Name] < limit
 	a.mu.Unlock()
-	if !lose {
+	if !due {
 		return false, nil
 	}
-	done := w.DeepCopy()
-	done.Finalizers = slices.DeleteFunc(done.Finalizers,
-		func(f string) bool { return f == workv1.ManifestWorkFinalizer })
-	if err := a.store.Update(done); err != nil {
-		return false, fmt.Errorf("lose finalizer: %w", err) // retried: lost next time
+	cached := w.DeepCopy()
+	change(cached)
+	if err := a.store.Update(cached); err != nil {
+		return false, fmt.Errorf("%s: %w", what, err) // retried: the fault happens next time
 	}
 	a.mu.Lock()
-	a.dropped[w.Name]++ // the queue hands one name to one worker at a time
+	count[w.Name]++ // the queue hands one name to one worker at a time
 	a.mu.Unlock()
-	a.log.Info("fault: finalizer lost, deletion not reported", "name", w.Name)
+	a.log.Info(what, "name", w.Name)
 	return true, nil
 }
 
