@@ -146,12 +146,26 @@ func recreateAndConverge(t *testing.T, st *stack, consumers []string) {
 	if maxRedeletes := float64(clusters * 3 * 2); redeletes > maxRedeletes {
 		t.Errorf("%v deletes re-sent, want at most %v", redeletes, maxRedeletes)
 	}
+	// Applied in the status means the adapter's writes are done, not that
+	// the agent has applied them: after a restart the agent works through
+	// the resync's deletions and the new bundles at once (a Job was seen
+	// created 23 s after its bundle reached the agent), so each cluster's
+	// generation-2 Job gets jobWait to show.
+	deadline := time.Now().Add(jobWait)
 	for _, id := range ids {
 		if slices.Contains(pending, id) {
 			continue
 		}
-		if _, gen, deleting, err := jobState(kc, "validate-"+id); err != nil || gen != "2" || deleting {
-			t.Errorf("cluster %s: Job generation %q, deleting %v (%v)", id, gen, deleting, err)
+		for {
+			_, gen, deleting, err := jobState(kc, "validate-"+id)
+			if err == nil && gen == "2" && !deleting {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("cluster %s: Job generation %q, deleting %v (%v) %v after convergence", id, gen, deleting, err, jobWait)
+				break
+			}
+			time.Sleep(time.Second)
 		}
 	}
 	eventually(t, 60*time.Second, "the queue drained (no event lost or stuck)", func() error {
@@ -161,6 +175,10 @@ func recreateAndConverge(t *testing.T, st *stack, consumers []string) {
 		t.Errorf("both replicas must take part: %v and %v events", a.metric("bundle_adapter_events_total"), b.metric("bundle_adapter_events_total"))
 	}
 }
+
+// jobWait bounds how long after convergence the replica tests wait for the
+// agent to have applied every generation-2 Job.
+const jobWait = 2 * time.Minute
 
 // maxAgentRestarts bounds the operator's remedy in the replica tests.
 const maxAgentRestarts = 3
