@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -56,15 +55,11 @@ func TestTwoReplicasConverge(t *testing.T) {
 // the test guards convergence, it does not isolate the budget. Deletions
 // the agent loses are handled as in TestTwoReplicasConverge.
 //
-// It reproduces what issue #16 leaves open: under load the real agent loses
-// deletions that neither re-sent deletes nor, within ten more rounds, a
-// restart recovers (31 of 100 on one CI run), so it fails on a loaded machine
-// and passed on a quiet one. It runs when E2E_STRESS=1, not in make e2e,
-// until #16 is done.
+// The real agent loses many of these deletions (81 and 77 of 100 on a
+// machine shared with a load bench, 35 on a quiet one, 2026-11-30): re-sent deletes do not recover them, one restart of the
+// agent did every time, and their Jobs then showed within seconds to two
+// minutes (docs/reliability.md).
 func TestOneAgentHundredRecreations(t *testing.T) {
-	if os.Getenv("E2E_STRESS") != "1" {
-		t.Skip("reproduces the open issue #16 (the real agent loses deletions under load); set E2E_STRESS=1 to run it")
-	}
 	st := requireStack(t)
 	recreateAndConverge(t, st, startAgents(t, unique("heal-one"), 1))
 }
