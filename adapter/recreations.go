@@ -124,10 +124,10 @@ func (r *eventRun) endsRecreation(b *bundle) (replaced string, ends bool) {
 }
 
 // withReplaced is work with ReplacedAnnotation naming fp, a copy; work
-// itself when fp is "".
+// itself when fp is not a fingerprint (bundles.IsFingerprint; "" unknown).
 func withReplaced(work *workv1.ManifestWork, fp string) *workv1.ManifestWork {
-	if fp == "" {
-		return work
+	if !bundles.IsFingerprint(fp) {
+		return work // unknown, or read back in a form the adapter never writes
 	}
 	w := *work
 	w.Annotations = maps.Clone(work.Annotations)

@@ -148,3 +148,20 @@ func Stamp(work map[string]any, fingerprint string) {
 	}
 	metadata["annotations"] = map[string]any{FingerprintAnnotation: fingerprint}
 }
+
+// IsFingerprint reports whether s has the form Fingerprint returns: 64
+// lowercase hexadecimal digits. A fingerprint annotation read back from
+// Maestro is only trusted (kept, or copied into ReplacedAnnotation) when it
+// has that form, so a corrupt or hostile one cannot grow memory or a new
+// bundle's annotations.
+func IsFingerprint(s string) bool {
+	if len(s) != 2*sha256.Size {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}

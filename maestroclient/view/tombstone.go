@@ -68,8 +68,8 @@ func (v *View) history(k key, work *workv1.ManifestWork) {
 	switch {
 	case meta.IsStatusConditionTrue(work.Status.Conditions, conditionDeleted):
 		fp := work.Annotations[bundles.FingerprintAnnotation]
-		if fp == "" {
-			return
+		if !bundles.IsFingerprint(fp) {
+			return // none, or not one this adapter wrote: nothing to keep
 		}
 		v.bury(k, fp, v.clock())
 	case !deleting(work):

@@ -3,6 +3,7 @@ package view_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,12 +48,12 @@ func TestTombstone(t *testing.T) {
 			h.create()
 			h.read()
 			h.deleteConfirmed()
-		}, "fp-1"},
+		}, fp1},
 		{"confirmed for a bundle the view never read: kept", func(h *harness) {
 			h.view.Subscribed()
 			h.create()
 			h.deleteConfirmed()
-		}, "fp-1"},
+		}, fp1},
 		{"deleting, not yet confirmed: none", func(h *harness) {
 			h.view.Subscribed()
 			h.create()
@@ -70,14 +71,14 @@ func TestTombstone(t *testing.T) {
 			h.create()
 			w := h.current()
 			h.view.Status(withCondition(&workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{UID: w.UID, Name: string(w.UID),
-				Annotations: map[string]string{bundles.FingerprintAnnotation: "fp-1"}}}, "Deleted"))
+				Annotations: map[string]string{bundles.FingerprintAnnotation: fp1}}}, "Deleted"))
 		}, ""},
 		{"at the age bound: kept", func(h *harness) {
 			h.view.Subscribed()
 			h.create()
 			h.deleteConfirmed()
 			h.now = h.now.Add(adapter.RecreationMemory)
-		}, "fp-1"},
+		}, fp1},
 		{"past the age bound: none", func(h *harness) {
 			h.view.Subscribed()
 			h.create()
@@ -111,7 +112,7 @@ func TestTombstone(t *testing.T) {
 			h.deleteConfirmed()
 			h.store.FailNext(memmaestro.VerbCreate, 1, adapter.ErrUnavailable)
 			_, _ = h.m.Create(ctx, consumer, fixture(h.t))
-		}, "fp-1"},
+		}, fp1},
 		{"a read does not drop it (it may have begun before the deletion)", func(h *harness) {
 			h.view.Subscribed()
 			h.create()
@@ -119,18 +120,18 @@ func TestTombstone(t *testing.T) {
 			old := h.current()
 			h.deleteConfirmed()
 			h.view.Observe(tok, consumer, name, old)
-		}, "fp-1"},
+		}, fp1},
 		{"deleted twice: the last fingerprint", func(h *harness) {
 			h.view.Subscribed()
 			h.create()
 			h.deleteConfirmed()
 			w := fixture(h.t)
-			w.Annotations[bundles.FingerprintAnnotation] = "fp-2"
+			w.Annotations[bundles.FingerprintAnnotation] = fp2
 			if _, err := h.store.Create(ctx, consumer, w); err != nil {
 				h.t.Fatal(err)
 			}
 			h.deleteConfirmed()
-		}, "fp-2"},
+		}, fp2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -174,6 +175,42 @@ func TestTombstonesAreBounded(t *testing.T) {
 			}
 			if got := h.view.TombstoneCount(); got != tt.held {
 				t.Errorf("%d tombstones held, want %d", got, tt.held)
+			}
+		})
+	}
+}
+
+// Fingerprints of the fixtures (testdata/work.json holds fp1), in the form
+// bundles.Fingerprint writes.
+const (
+	fp1 = "1111111111111111111111111111111111111111111111111111111111111111"
+	fp2 = "2222222222222222222222222222222222222222222222222222222222222222"
+)
+
+// A Deleted confirmation whose fingerprint annotation is not one the
+// adapter writes (corrupt, or a megabyte of it) leaves no tombstone: nothing
+// of it is kept, nor copied into a new bundle.
+func TestTombstoneKeepsOnlyFingerprints(t *testing.T) {
+	tests := []struct {
+		name string
+		fp   string
+		kept bool
+	}{
+		{"a fingerprint", fp2, true},
+		{"not hex", strings.Repeat("z", 64), false},
+		{"a megabyte", strings.Repeat("a", 1<<20), false},
+		{"JSON text", `{"a":"b"}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.view.Subscribed()
+			w := fixture(t)
+			w.Annotations[bundles.FingerprintAnnotation] = tt.fp
+			h.view.Status(withCondition(w, "Deleted"))
+			got, _, ok := h.view.Tombstone(w.Namespace, w.Name)
+			if ok != tt.kept || (ok && got != tt.fp) {
+				t.Errorf("Tombstone = %.20q, %v; want kept %v", got, ok, tt.kept)
 			}
 		})
 	}

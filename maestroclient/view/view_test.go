@@ -184,7 +184,7 @@ func TestLookup(t *testing.T) {
 			h.create()
 			h.read()
 			w := h.current()
-			w.Annotations[bundles.FingerprintAnnotation] = "fp-2"
+			w.Annotations[bundles.FingerprintAnnotation] = fp2
 			h.view.Status(w)
 		}, false, nil},
 		{"stream without work metadata forgets by uid: miss", func(h *harness) {
