@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	workv1 "open-cluster-management.io/api/work/v1"
+
 	"github.com/bundle-adapter/bundle-adapter/adapter"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/agentsim"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/contract"
@@ -28,6 +31,15 @@ func (h *realHarness) Unique(prefix string) string {
 	return unique(prefix)
 }
 func (h *realHarness) Timeout() time.Duration { return 30 * time.Second }
+
+// Held reports whether the simulated agent has reported w applied: it puts
+// its finalizer on the work in the same step, and only then holds a
+// deletion; a deletion reaching its store earlier is confirmed by sdk-go's
+// sweep within 2 s (CI saw UpdateWhileDeleting's work gone before its
+// deletionTimestamp could be read).
+func (h *realHarness) Held(w *workv1.ManifestWork) bool {
+	return meta.IsStatusConditionTrue(w.Status.Conditions, workv1.WorkApplied)
+}
 
 // Confirm releases the agent's hold on the work's deletion.
 func (h *realHarness) Confirm(t *testing.T, consumer, name string) {

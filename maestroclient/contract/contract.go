@@ -42,6 +42,16 @@ type Harness interface {
 	Unique(prefix string) string
 }
 
+// Holder may be implemented by a Harness whose agent takes a work some time
+// after Maestro stores it. A real agent holds a deletion only once it has
+// put its finalizer on the work, when it applies it; a deletion reaching it
+// before that is confirmed by its store's sweep without waiting for
+// Confirm. Held reports whether the agent has taken w; every scenario waits
+// for it after a create. Default: a work is taken once Get returns it.
+type Holder interface {
+	Held(w *workv1.ManifestWork) bool
+}
+
 // Timeouter may be implemented by a Harness to bound how long a scenario
 // waits for an asynchronous effect. Default: DefaultTimeout.
 type Timeouter interface {
@@ -99,7 +109,7 @@ func createThenGet(t *testing.T, h Harness) {
 	if created.Name != name {
 		t.Errorf("Create returned name %q, want %q", created.Name, name)
 	}
-	got := eventuallyGet(t, ctx, h, c, name, "the created work", func(w *workv1.ManifestWork) bool { return true })
+	got := eventuallyCreated(t, ctx, h, c, name)
 	checkFresh(t, got, c, name)
 	if got.UID != created.UID {
 		t.Errorf("Get uid %q differs from the uid %q Create returned", got.UID, created.UID)
@@ -116,7 +126,7 @@ func update(t *testing.T, h Harness) {
 	ctx := testContext(t, h)
 	c, name := h.Registered(), h.Unique("update")
 	mustCreate(t, ctx, h, c, Work(name, "one"))
-	before := eventuallyGet(t, ctx, h, c, name, "the created work", func(*workv1.ManifestWork) bool { return true })
+	before := eventuallyCreated(t, ctx, h, c, name)
 
 	desired := Work(name, "two")
 	if _, err := h.Maestro().Update(ctx, c, before, desired); err != nil {
@@ -154,7 +164,7 @@ func deleteIsSoft(t *testing.T, h Harness) {
 	ctx := testContext(t, h)
 	c, name := h.Registered(), h.Unique("delete")
 	mustCreate(t, ctx, h, c, Work(name, "one"))
-	eventuallyGet(t, ctx, h, c, name, "the created work", func(*workv1.ManifestWork) bool { return true })
+	eventuallyCreated(t, ctx, h, c, name)
 
 	if err := h.Maestro().Delete(ctx, c, name); err != nil {
 		t.Fatalf("Delete: %v", err)
@@ -174,7 +184,7 @@ func deleteWhileDeleting(t *testing.T, h Harness) {
 	ctx := testContext(t, h)
 	c, name := h.Registered(), h.Unique("redelete")
 	mustCreate(t, ctx, h, c, Work(name, "one"))
-	eventuallyGet(t, ctx, h, c, name, "the created work", func(*workv1.ManifestWork) bool { return true })
+	eventuallyCreated(t, ctx, h, c, name)
 	if err := h.Maestro().Delete(ctx, c, name); err != nil {
 		t.Fatalf("Delete: %v", err)
 	}
@@ -201,7 +211,7 @@ func updateWhileDeleting(t *testing.T, h Harness) {
 	ctx := testContext(t, h)
 	c, name := h.Registered(), h.Unique("update-deleting")
 	mustCreate(t, ctx, h, c, Work(name, "one"))
-	eventuallyGet(t, ctx, h, c, name, "the created work", func(*workv1.ManifestWork) bool { return true })
+	eventuallyCreated(t, ctx, h, c, name)
 	if err := h.Maestro().Delete(ctx, c, name); err != nil {
 		t.Fatalf("Delete: %v", err)
 	}
@@ -221,7 +231,7 @@ func createWhileDeleting(t *testing.T, h Harness) {
 	ctx := testContext(t, h)
 	c, name := h.Registered(), h.Unique("recreate")
 	mustCreate(t, ctx, h, c, Work(name, "one"))
-	eventuallyGet(t, ctx, h, c, name, "the created work", func(*workv1.ManifestWork) bool { return true })
+	eventuallyCreated(t, ctx, h, c, name)
 	if err := h.Maestro().Delete(ctx, c, name); err != nil {
 		t.Fatalf("Delete: %v", err)
 	}
@@ -267,8 +277,8 @@ func getBundlesMatchesGet(t *testing.T, h Harness) {
 	live, deleting, never := h.Unique("batch-live"), h.Unique("batch-deleting"), h.Unique("batch-never")
 	mustCreate(t, ctx, h, c, Work(live, "one"))
 	mustCreate(t, ctx, h, c, Work(deleting, "one"))
-	eventuallyGet(t, ctx, h, c, live, "the created work", func(*workv1.ManifestWork) bool { return true })
-	eventuallyGet(t, ctx, h, c, deleting, "the created work", func(*workv1.ManifestWork) bool { return true })
+	eventuallyCreated(t, ctx, h, c, live)
+	eventuallyCreated(t, ctx, h, c, deleting)
 	if err := h.Maestro().Delete(ctx, c, deleting); err != nil {
 		t.Fatalf("Delete: %v", err)
 	}
@@ -327,7 +337,7 @@ func createAfterStaleReadAbsent(t *testing.T, h Harness) {
 	marked := adapter.WithReadAbsent(ctx)
 	c, name := h.Registered(), h.Unique("absent")
 	mustCreate(t, ctx, h, c, Work(name, "one"))
-	eventuallyGet(t, ctx, h, c, name, "the created work", func(*workv1.ManifestWork) bool { return true })
+	eventuallyCreated(t, ctx, h, c, name)
 	_, err := h.Maestro().Create(marked, c, Work(name, "two"))
 	wantErr(t, "Create marked read-absent of an existing work", err, adapter.ErrAlreadyExists)
 	if got := mustGet(t, ctx, h, c, name); got.Labels[LabelKey] != "one" || got.DeletionTimestamp != nil {
@@ -462,6 +472,17 @@ func eventuallyGet(t *testing.T, ctx context.Context, h Harness, consumer, name,
 		return lastErr == nil && ok(last)
 	}, func() string { return fmt.Sprintf("last Get: %v, err %v", summary(last), lastErr) })
 	return last
+}
+
+// eventuallyCreated waits until Get returns the created work and, where the
+// harness is a Holder, its agent has taken it (see Holder).
+func eventuallyCreated(t *testing.T, ctx context.Context, h Harness, consumer, name string) *workv1.ManifestWork {
+	t.Helper()
+	held := func(*workv1.ManifestWork) bool { return true }
+	if hh, ok := h.(Holder); ok {
+		held = hh.Held
+	}
+	return eventuallyGet(t, ctx, h, consumer, name, "the created work, taken by the agent", held)
 }
 
 func eventuallyDeleting(t *testing.T, ctx context.Context, h Harness, consumer, name string) *workv1.ManifestWork {
