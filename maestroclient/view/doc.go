@@ -20,8 +20,9 @@
 // bundle is present and not being deleted, and the stream has not been
 // (re)subscribed since it was read: a (re)subscription (Subscribed) drops
 // every entry, and before the first one Lookup misses everything. A read
-// that began before an entry was forgotten or the view dropped never
-// stores what it read (it may be older than what made the view forget).
+// that began before its bundle was forgotten or the view dropped never
+// stores what it read (it may be older than what made the view forget);
+// a forget is about one bundle, so reads of the others still store.
 //
 // Besides entries the view keeps tombstones (tombstone.go): the stream's
 // Deleted confirmations, each the deleted bundle's fingerprint annotation

@@ -18,7 +18,7 @@ func (v *View) Begin() Token {
 
 // Observe stores what Maestro answered to a read that began at t: the
 // bundle, or nil for a 404 (the entry is forgotten). Nothing is stored when
-// the view forgot an entry or was dropped after t, or the entry changed
+// the view forgot this bundle or was dropped after t, or the entry changed
 // after t: the answer may be older than what the view learned since.
 func (v *View) Observe(t Token, consumer, name string, work *workv1.ManifestWork) {
 	k := key{consumer, name}
@@ -45,29 +45,37 @@ func (v *View) Observe(t Token, consumer, name string, work *workv1.ManifestWork
 }
 
 // Forget drops the entry of one bundle (after a write, or a stream event
-// the view cannot apply); reads in flight will not store theirs.
+// the view cannot apply); reads of it in flight will not store theirs,
+// reads of other bundles still do.
 func (v *View) Forget(consumer, name string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.forget(key{consumer, name})
 }
 
+// forget replaces the entry of k with a marker carrying the new seq, which
+// Observe compares a read's token with; Lookup and Status treat a marker as
+// no entry. Caller holds v.mu.
 func (v *View) forget(k key) {
-	delete(v.entries, k)
 	v.seq++
-	v.dropped = v.seq
+	v.entries[k] = entry{gone: true, seq: v.seq, read: v.clock()}
 }
 
 // sweepEvery is how many stored reads pass between two sweeps.
 const sweepEvery = 1024
 
-// sweep drops entries past MaxAge: Lookup misses them anyway, and a bundle
-// never read again (its cluster gone without this adapter's delete) would
-// otherwise stay in memory. Caller holds v.mu.
+// sweep drops entries and markers past MaxAge: Lookup misses them anyway,
+// and a bundle never read again (its cluster gone without this adapter's
+// delete) would otherwise stay in memory. A read still in flight from
+// before a swept marker must not store either, so dropped moves up to the
+// marker's seq. Caller holds v.mu.
 func (v *View) sweep(now time.Time) {
 	for k, e := range v.entries {
 		if now.Sub(e.read) > v.maxAge {
 			delete(v.entries, k)
+			if e.gone {
+				v.dropped = max(v.dropped, e.seq)
+			}
 		}
 	}
 }

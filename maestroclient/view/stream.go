@@ -49,7 +49,7 @@ func (v *View) Status(work *workv1.ManifestWork) {
 	v.mu.RLock()
 	e, ok := v.entries[k]
 	v.mu.RUnlock()
-	if !ok {
+	if !ok || e.gone {
 		return
 	}
 	next, fresh := e.withStatus(work)
@@ -92,7 +92,7 @@ func (e entry) sameSpec(got *workv1.ManifestWork) bool {
 
 func (v *View) forgetUID(uid types.UID) {
 	for k, e := range v.entries {
-		if e.uid == uid {
+		if !e.gone && e.uid == uid {
 			v.forget(k)
 		}
 	}

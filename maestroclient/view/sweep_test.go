@@ -31,3 +31,27 @@ func TestStaleEntriesAreSwept(t *testing.T) {
 		t.Error("a fresh entry was swept")
 	}
 }
+
+// A forgotten bundle leaves a marker that keeps reads in flight from
+// storing; the sweep drops markers past MaxAge too, and a read that began
+// before a swept marker still stores nothing.
+func TestSweptForgetStillStopsOlderReads(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	v := view.New(view.Options{MaxAge: time.Minute, Clock: func() time.Time { return now }, Synced: true})
+	work := fixture(t)
+	slow := v.Begin()
+	v.Forget(consumer, work.Name)
+	now = now.Add(2 * time.Minute)
+	for i := range 1100 {
+		w := work.DeepCopy()
+		w.Name = fmt.Sprintf("new-%d", i)
+		v.Observe(v.Begin(), consumer, w.Name, w)
+	}
+	if got := v.Len(); got != 1100 {
+		t.Errorf("view holds %d entries after the sweep, want the 1100 fresh ones (the marker swept)", got)
+	}
+	v.Observe(slow, consumer, work.Name, work)
+	if _, ok := v.Lookup(consumer, work.Name); ok {
+		t.Error("a read that began before the forget stored its answer after the marker was swept")
+	}
+}

@@ -38,8 +38,10 @@ type View struct {
 	mu      sync.RWMutex
 	entries map[key]entry
 	synced  bool
-	// seq numbers every change; dropped is the seq of the last forget or
-	// drop. A read that began at a token before dropped stores nothing.
+	// seq numbers every change; dropped is the seq of the last drop of
+	// the whole view (or of the newest swept marker, see sweep). A read
+	// that began at a token before dropped stores nothing; one that began
+	// before its bundle's entry or marker changed stores nothing either.
 	seq, dropped uint64
 	observed     uint64 // reads stored, for sweep
 
@@ -56,8 +58,11 @@ type entry struct {
 	generation  int64
 	fingerprint string
 	deleting    bool
-	read        time.Time // when Maestro answered with it
+	read        time.Time // when Maestro answered with it, or forgot
 	seq         uint64
+	// gone marks a forgotten bundle: no entry, only the seq that keeps
+	// older reads of it from storing (forget).
+	gone bool
 }
 
 // newEntry packs work; it returns false when work cannot be packed (the
@@ -123,17 +128,24 @@ func (v *View) trusted(consumer, name string) (entry, bool) {
 	e, found := v.entries[key{consumer, name}]
 	synced := v.synced
 	v.mu.RUnlock()
-	if !synced || !found || v.clock().Sub(e.read) > v.maxAge || e.deleting {
+	if !synced || !found || e.gone || v.clock().Sub(e.read) > v.maxAge || e.deleting {
 		return entry{}, false
 	}
 	return e, true
 }
 
-// Len is the number of entries held.
+// Len is the number of entries held, forgotten bundles' markers not
+// counted.
 func (v *View) Len() int {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
-	return len(v.entries)
+	n := 0
+	for _, e := range v.entries {
+		if !e.gone {
+			n++
+		}
+	}
+	return n
 }
 
 // deleting reports whether the bundle is being deleted or gone, by its

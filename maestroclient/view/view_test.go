@@ -228,6 +228,34 @@ func TestLookup(t *testing.T) {
 			h.view.Forget(consumer, name)
 			h.view.Observe(tok, consumer, name, w)
 		}, false, nil},
+		{"read in flight of this bundle across another's forget stores: hit", func(h *harness) {
+			// A forget (a write, a 404, a stream event the view cannot
+			// apply) is about one bundle: reads of the others in flight
+			// still fill the view. Under a create phase or a status burst
+			// a global drop left bundles unread and their events on reads.
+			h.view.Subscribed()
+			h.create()
+			tok := h.view.Begin()
+			w := h.current()
+			h.view.Forget(consumer, "another-bundle")
+			h.view.Observe(tok, consumer, name, w)
+		}, true, nil},
+		{"read in flight across a forget, then another read stores: hit", func(h *harness) {
+			h.view.Subscribed()
+			h.create()
+			tok := h.view.Begin()
+			w := h.current()
+			h.view.Forget(consumer, name)
+			h.view.Observe(tok, consumer, name, w)
+			h.read()
+		}, true, nil},
+		{"forgotten, then the stream shows a status: miss", func(h *harness) {
+			h.view.Subscribed()
+			h.create()
+			h.read()
+			h.view.Forget(consumer, name)
+			h.view.Status(withCondition(h.current(), workv1.WorkAvailable))
+		}, false, nil},
 		{"read in flight older than a stream update keeps the newer: hit, new status", func(h *harness) {
 			h.view.Subscribed()
 			h.create()
