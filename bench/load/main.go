@@ -36,6 +36,7 @@ type options struct {
 	latencyFor      time.Duration
 	sentinelPeriod  time.Duration
 	settleFor       time.Duration
+	warmPerSecLo    float64
 	eventTimeout    time.Duration
 	createsPerSecLo float64 // only to bound the create phase in time
 
@@ -68,7 +69,8 @@ func parseFlags() *options {
 	fs.DurationVar(&o.unchangedFor, "unchanged-for", 30*time.Second, "length of the unchanged-events throughput phase")
 	fs.DurationVar(&o.latencyFor, "latency-for", 30*time.Second, "upper bound of the paced latency phase")
 	fs.DurationVar(&o.sentinelPeriod, "sentinel-period", 10*time.Second, "Sentinel's resend period: the latency phase sends clusters/period events/s (at most 80% of the measured capacity)")
-	fs.DurationVar(&o.settleFor, "settle-for", 90*time.Second, "upper bound of the wait for the agents to report every created bundle")
+	fs.DurationVar(&o.settleFor, "settle-for", 0, "upper bound of the wait for Maestro to go idle after the create phase (the agents' statuses stored and streamed); 0: 90s + 5ms per bundle created")
+	fs.Float64Var(&o.warmPerSecLo, "min-warm-events-per-s", 50, "bounds the warm-up pass to 60s + clusters/this")
 	fs.DurationVar(&o.eventTimeout, "event-timeout", 60*time.Second, "an event whose status is not reported within this is counted as lost")
 	fs.Float64Var(&o.createsPerSecLo, "min-creates-per-s", 20, "bounds the create phase to 60s + bundles/this")
 	fs.StringVar(&o.adapterMode, "adapter", "binary", "binary: run --adapter-bin serve (production path; RSS and CPU are the adapter's own); inproc: run the pipeline in this process (for --cpuprofile)")

@@ -83,6 +83,10 @@ type results struct {
 	Cores                       int      `json:"cores"`
 	AdapterMode                 string   `json:"adapter_mode"`
 	Started                     string   `json:"started"`
+	SettleSeconds               float64  `json:"settle_s"`
+	Settled                     bool     `json:"settled"`
+	WarmEvents                  int      `json:"warm_events"`
+	WarmSeconds                 float64  `json:"warm_s"`
 	Phases                      []*phase `json:"phases"`
 	Floors                      []floor  `json:"floors"`
 }
@@ -272,6 +276,8 @@ func (r *results) markdown() string {
 			ratio(r.phase("unchanged").PGSessions, r.phase("unchanged").MaestroReads)},
 		{"HyperFleet API calls / TCP connections the adapter opened (unchanged phase)",
 			fmt.Sprintf("%d / %d", r.phase("unchanged").APICalls, r.phase("unchanged").APIConns)},
+		{"settle after the create phase: seconds / Maestro idle", fmt.Sprintf("%s / %t", num(r.SettleSeconds), r.Settled)},
+		{"warm-up: events / seconds (one per cluster)", fmt.Sprintf("%d / %s", r.WarmEvents, num(r.WarmSeconds))},
 		{"lost / failed events, unexpected outcomes", fmt.Sprintf("%d / %d, %d", r.LostEvents, r.FailedEvents, r.UnexpectedOutcomes)},
 	}
 	for _, row := range rows {

@@ -287,8 +287,8 @@ func (h *harness) phases(ctx context.Context, res *results) error {
 		return nil
 	}
 
-	h.settle(ctx)
-	h.warm(ctx, n)
+	res.SettleSeconds, res.Settled = h.settle(ctx, create.Creates)
+	res.WarmEvents, res.WarmSeconds = h.warm(ctx, n)
 
 	h.log.Info("unchanged phase: events for every cluster again and again", "for", o.unchangedFor, "window", o.window)
 	unchanged, err := h.measure("unchanged", func() *tally {
@@ -319,25 +319,45 @@ func (h *harness) phases(ctx context.Context, res *results) error {
 // after the create: the event that reads Maestro once and fills the
 // adapter's bundle view (a create leaves no entry: a write's answer is not
 // what a read returns). The unchanged phase then measures the steady state
-// that most of HyperFleet's traffic is.
-func (h *harness) warm(ctx context.Context, n int) {
-	start := time.Now()
-	h.log.Info("warm-up: one unmeasured event per cluster (fills the bundle view)", "clusters", n)
-	h.drv.closedLoop(ctx, n, 0, n, h.o.window, time.Now().Add(h.o.settleFor))
-	h.log.Info("warm-up done", "took", time.Since(start).Round(time.Millisecond).String())
+// that most of HyperFleet's traffic is. Bounded by 60s +
+// clusters/--min-warm-events-per-s; it returns the events reported and the
+// seconds taken, and warns when the pass did not reach every cluster (the
+// unchanged phase then reads Maestro for the rest).
+func (h *harness) warm(ctx context.Context, n int) (int, float64) {
+	bound := time.Minute + time.Duration(float64(n)/h.o.warmPerSecLo*float64(time.Second))
+	h.log.Info("warm-up: one unmeasured event per cluster (fills the bundle view)", "clusters", n, "bound", bound)
+	t := h.drv.closedLoop(ctx, n, 0, n, h.o.window, time.Now().Add(bound))
+	took := t.end.Sub(t.start)
+	if got := t.reported(); got < n {
+		h.log.Warn("warm-up did not reach every cluster: the unchanged phase will read Maestro for the rest",
+			"reported", got, "clusters", n, "took", took.Round(time.Millisecond).String())
+	} else {
+		h.log.Info("warm-up done", "took", took.Round(time.Millisecond).String())
+	}
+	return t.reported(), took.Seconds()
 }
 
-// settle waits until Maestro is idle: the agents have reported the status of
-// the bundles just created (each report is a Maestro write). Bounded by
-// --settle-for; without Maestro's PID it waits 5s.
-func (h *harness) settle(ctx context.Context) {
+// settle waits until Maestro is idle (under 0.05 CPU-seconds in each of
+// two seconds in a row): the agents' status reports of the bundles just
+// created are stored and streamed (each is a Maestro write and a stream
+// event the adapter's view takes). Bounded by --settle-for, by default 90s
+// + 5ms per bundle created (100,000 bundles: about 9 minutes); without
+// Maestro's PID it waits 5s. It returns the seconds waited and whether
+// Maestro went idle within the bound; a run that did not settle measures
+// the create phase's aftermath, and says so.
+func (h *harness) settle(ctx context.Context, created float64) (float64, bool) {
 	start := time.Now()
 	if h.maestroPID == 0 {
 		sleepCtx(ctx, 5*time.Second)
-		return
+		return time.Since(start).Seconds(), false
 	}
-	quiet := 0
-	for time.Since(start) < h.o.settleFor && ctx.Err() == nil && quiet < 2 {
+	bound := h.o.settleFor
+	if bound <= 0 {
+		bound = 90*time.Second + time.Duration(created*float64(5*time.Millisecond))
+	}
+	h.log.Info("settle: waiting for Maestro to go idle", "bound", bound)
+	quiet, lastLog := 0, start
+	for time.Since(start) < bound && ctx.Err() == nil && quiet < 2 {
 		a, _ := cpuSeconds(h.maestroPID)
 		sleepCtx(ctx, time.Second)
 		b, _ := cpuSeconds(h.maestroPID)
@@ -346,8 +366,19 @@ func (h *harness) settle(ctx context.Context) {
 		} else {
 			quiet = 0
 		}
+		if time.Since(lastLog) >= 30*time.Second {
+			lastLog = time.Now()
+			h.log.Info("settle: Maestro still busy", "waited", time.Since(start).Round(time.Second), "maestro_cores", fmt.Sprintf("%.2f", b-a))
+		}
 	}
-	h.log.Info("settled: Maestro idle", "waited", time.Since(start).Round(100*time.Millisecond))
+	waited := time.Since(start)
+	if quiet < 2 {
+		h.log.Warn("settle: Maestro still busy at the bound; the next phases measure the create phase's aftermath",
+			"waited", waited.Round(100*time.Millisecond))
+		return waited.Seconds(), false
+	}
+	h.log.Info("settled: Maestro idle", "waited", waited.Round(100*time.Millisecond))
+	return waited.Seconds(), true
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) {
