@@ -9,14 +9,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/bundle-adapter/bundle-adapter/broker/rabbitmq"
 	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 )
 
 // driver publishes Sentinel reconcile events and waits for their statuses.
 type driver struct {
 	api     *recordingAPI
-	pubs    []*rabbitmq.Publisher
+	pubs    []*sentinelPublisher
 	topic   string
 	runID   string
 	timeout time.Duration
@@ -26,7 +25,7 @@ type driver struct {
 func newDriver(url, topic, runID string, n int, api *recordingAPI, timeout time.Duration) (*driver, error) {
 	d := &driver{api: api, topic: topic, runID: runID, timeout: timeout}
 	for range n {
-		p, err := rabbitmq.NewPublisher(url)
+		p, err := newSentinelPublisher(url)
 		if err != nil {
 			d.close()
 			return nil, err
@@ -38,7 +37,7 @@ func newDriver(url, topic, runID string, n int, api *recordingAPI, timeout time.
 
 func (d *driver) close() {
 	for _, p := range d.pubs {
-		_ = p.Close()
+		_ = p.close()
 	}
 }
 
@@ -62,7 +61,7 @@ func (d *driver) send(ctx context.Context, i int) outcome {
 	body := stacktest.Event{ID: fmt.Sprintf("%s-%d", d.runID, seq), Source: "bundle-adapter-bench",
 		Time: now, ClusterID: id, Generation: 1}.JSON()
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	err = d.pubs[seq%uint64(len(d.pubs))].Publish(pctx, d.topic, "cluster.reconcile", body, nil)
+	err = d.pubs[seq%uint64(len(d.pubs))].publish(pctx, d.topic, "cluster.reconcile", body)
 	cancel()
 	if err != nil {
 		d.api.forget(id, f)
