@@ -26,7 +26,7 @@ func (v *View) Observe(t Token, consumer, name string, work *workv1.ManifestWork
 		v.Forget(consumer, name)
 		return
 	}
-	e, ok := newEntry(work, v.clock())
+	e, ok := v.newEntry(work, v.clock())
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if !ok {

@@ -15,23 +15,68 @@ import (
 // read held about 4.3 KB on the heap (207 MB at 50,000 bundles, over the
 // adapter's 200 MB floor by itself); packed it is a fifth of that. A hit
 // unpacks it (microseconds, against a Maestro request).
+//
+// Deflate runs against a preset dictionary, the JSON of the first bundle
+// the view packed: an adapter's bundles come from a few templates and share
+// most of their text (field names, conditions, manifests, feedback rules),
+// which a bundle deflated alone has to spell out again. Against it a
+// bundle the real agent reported on takes 424 bytes on the heap instead of
+// 1,196 (BenchmarkViewMemory). The dictionary
+// never changes once set (every entry decodes against it); bundles unlike
+// it only compress as they would without one.
 
-var writers = sync.Pool{New: func() any {
-	w, _ := flate.NewWriter(nil, flate.BestSpeed)
-	return w
-}}
+// maxDictionary is deflate's window: a longer dictionary is cut to its end.
+const maxDictionary = 32 << 10
+
+// dictionary is the view's preset dictionary with the writers that use it.
+type dictionary struct {
+	raw     []byte
+	writers sync.Pool // *flate.Writer at packLevel, reset to raw
+}
+
+// packLevel is the fastest level that uses a dictionary: compress/flate
+// ignores it at BestSpeed (level 1).
+const packLevel = 2
+
+func newDictionary(sample []byte) *dictionary {
+	d := &dictionary{raw: bytes.Clone(sample[max(0, len(sample)-maxDictionary):])}
+	d.writers.New = func() any {
+		w, _ := flate.NewWriterDict(nil, packLevel, d.raw)
+		return w
+	}
+	return d
+}
+
+// dictionaryFor is the view's dictionary, set to sample when there is none.
+func (v *View) dictionaryFor(sample []byte) *dictionary {
+	if d := v.dict.Load(); d != nil {
+		return d
+	}
+	v.dict.CompareAndSwap(nil, newDictionary(sample))
+	return v.dict.Load()
+}
+
+// dictionaryRaw is the dictionary entries were packed against (nil before
+// the first pack, when there is no entry to unpack).
+func (v *View) dictionaryRaw() []byte {
+	if d := v.dict.Load(); d != nil {
+		return d.raw
+	}
+	return nil
+}
 
 var readers = sync.Pool{New: func() any { return flate.NewReader(bytes.NewReader(nil)) }}
 
-// pack encodes work as deflated JSON.
-func pack(work *workv1.ManifestWork) ([]byte, error) {
+// pack encodes work as deflated JSON against the view's dictionary.
+func (v *View) pack(work *workv1.ManifestWork) ([]byte, error) {
 	raw, err := json.Marshal(work)
 	if err != nil {
 		return nil, err
 	}
+	d := v.dictionaryFor(raw)
 	var b bytes.Buffer
-	w := writers.Get().(*flate.Writer)
-	defer writers.Put(w)
+	w := d.writers.Get().(*flate.Writer)
+	defer d.writers.Put(w)
 	w.Reset(&b)
 	if _, err := w.Write(raw); err != nil {
 		return nil, err
@@ -44,12 +89,12 @@ func pack(work *workv1.ManifestWork) ([]byte, error) {
 
 var inflated = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// inflate passes what pack deflated, as JSON, to decode; the JSON is only
-// valid during the call.
-func inflate(packed []byte, decode func(raw []byte) error) error {
+// inflate passes what pack deflated against dict, as JSON, to decode; the
+// JSON is only valid during the call.
+func inflate(dict, packed []byte, decode func(raw []byte) error) error {
 	r := readers.Get().(io.ReadCloser)
 	defer readers.Put(r)
-	if err := r.(flate.Resetter).Reset(bytes.NewReader(packed), nil); err != nil {
+	if err := r.(flate.Resetter).Reset(bytes.NewReader(packed), dict); err != nil {
 		return err
 	}
 	buf := inflated.Get().(*bytes.Buffer)
@@ -65,9 +110,9 @@ func inflate(packed []byte, decode func(raw []byte) error) error {
 }
 
 // unpack decodes what pack encoded into a new ManifestWork.
-func unpack(packed []byte) (*workv1.ManifestWork, error) {
+func (v *View) unpack(packed []byte) (*workv1.ManifestWork, error) {
 	var work workv1.ManifestWork
-	if err := inflate(packed, func(raw []byte) error { return json.Unmarshal(raw, &work) }); err != nil {
+	if err := inflate(v.dictionaryRaw(), packed, func(raw []byte) error { return json.Unmarshal(raw, &work) }); err != nil {
 		return nil, err
 	}
 	return &work, nil
@@ -79,9 +124,9 @@ func unpack(packed []byte) (*workv1.ManifestWork, error) {
 // fields the type marshalled), without the typed work in between: pack's
 // JSON is the typed work's own encoding, and ToUnstructured follows that
 // encoding (apimachinery checks it against a JSON round trip).
-func unpackObject(packed []byte) (map[string]any, error) {
+func (v *View) unpackObject(packed []byte) (map[string]any, error) {
 	var obj map[string]any
-	if err := inflate(packed, func(raw []byte) (err error) { obj, err = decodeObject(raw); return err }); err != nil {
+	if err := inflate(v.dictionaryRaw(), packed, func(raw []byte) (err error) { obj, err = decodeObject(raw); return err }); err != nil {
 		return nil, err
 	}
 	return obj, nil

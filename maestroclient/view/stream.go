@@ -52,7 +52,7 @@ func (v *View) Status(work *workv1.ManifestWork) {
 	if !ok || e.gone {
 		return
 	}
-	next, fresh := e.withStatus(work)
+	next, fresh := v.withStatus(e, work)
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if cur, still := v.entries[k]; !still || cur.seq != e.seq {
@@ -72,16 +72,16 @@ func (v *View) Status(work *workv1.ManifestWork) {
 // withStatus is e with the status of a stream event; false when the event
 // shows the bundle deleting, written by someone else, or e cannot be
 // repacked.
-func (e entry) withStatus(work *workv1.ManifestWork) (entry, bool) {
+func (v *View) withStatus(e entry, work *workv1.ManifestWork) (entry, bool) {
 	if deleting(work) || !e.sameSpec(work) {
 		return entry{}, false
 	}
-	w, err := unpack(e.packed)
+	w, err := v.unpack(e.packed)
 	if err != nil {
 		return entry{}, false
 	}
 	work.Status.DeepCopyInto(&w.Status)
-	next, ok := newEntry(w, e.read)
+	next, ok := v.newEntry(w, e.read)
 	return next, ok
 }
 

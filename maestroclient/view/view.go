@@ -2,6 +2,7 @@ package view
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -45,6 +46,8 @@ type View struct {
 	seq, dropped uint64
 	observed     uint64 // reads stored, for sweep
 
+	dict atomic.Pointer[dictionary] // set by the first pack (pack.go)
+
 	tombMu     sync.Mutex
 	tombstones map[key]tombstone // deletions the stream confirmed (tombstone.go)
 }
@@ -67,8 +70,8 @@ type entry struct {
 
 // newEntry packs work; it returns false when work cannot be packed (the
 // view then forgets the bundle: a miss costs a read, nothing else).
-func newEntry(work *workv1.ManifestWork, read time.Time) (entry, bool) {
-	packed, err := pack(work)
+func (v *View) newEntry(work *workv1.ManifestWork, read time.Time) (entry, bool) {
+	packed, err := v.pack(work)
 	if err != nil {
 		return entry{}, false
 	}
@@ -98,7 +101,7 @@ func (v *View) Lookup(consumer, name string) (*workv1.ManifestWork, bool) {
 	if !ok {
 		return nil, false
 	}
-	work, err := unpack(e.packed)
+	work, err := v.unpack(e.packed)
 	if err != nil {
 		return nil, false
 	}
@@ -115,7 +118,7 @@ func (v *View) LookupObject(consumer, name string) (map[string]any, bool) {
 	if !ok {
 		return nil, false
 	}
-	obj, err := unpackObject(e.packed)
+	obj, err := v.unpackObject(e.packed)
 	if err != nil {
 		return nil, false
 	}
