@@ -111,7 +111,9 @@ func (h *harness) measure(name string, fn func() *tally) (*phase, error) {
 	if err != nil {
 		return nil, err
 	}
+	stop := h.progress(name)
 	t := fn()
+	stop()
 	after, err := h.snapshot()
 	if err != nil {
 		return nil, err
@@ -326,7 +328,9 @@ func (h *harness) phases(ctx context.Context, res *results) error {
 func (h *harness) warm(ctx context.Context, n int) (int, float64) {
 	bound := time.Minute + time.Duration(float64(n)/h.o.warmPerSecLo*float64(time.Second))
 	h.log.Info("warm-up: one unmeasured event per cluster (fills the bundle view)", "clusters", n, "bound", bound)
+	stop := h.progress("warm-up")
 	t := h.drv.closedLoop(ctx, n, 0, n, h.o.window, time.Now().Add(bound))
+	stop()
 	took := t.end.Sub(t.start)
 	if got := t.reported(); got < n {
 		h.log.Warn("warm-up did not reach every cluster: the unchanged phase will read Maestro for the rest",
@@ -379,6 +383,33 @@ func (h *harness) settle(ctx context.Context, created float64) (float64, bool) {
 	}
 	h.log.Info("settled: Maestro idle", "waited", waited.Round(100*time.Millisecond))
 	return waited.Seconds(), true
+}
+
+// progress logs, every 30 s until stop is called, how many statuses the
+// API received since the phase began and at what rate, so a long phase (the
+// create at 50,000 clusters takes minutes) is never silent.
+func (h *harness) progress(phase string) (stop func()) {
+	_, base, _ := h.api.counts()
+	start := time.Now()
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(30 * time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				_, puts, _ := h.api.counts()
+				elapsed := time.Since(start)
+				h.log.Info("phase in progress", "phase", phase, "statuses", puts-base,
+					"per_s", fmt.Sprintf("%.0f", float64(puts-base)/elapsed.Seconds()), "elapsed", elapsed.Round(time.Second))
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) {
