@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"time"
@@ -27,8 +28,9 @@ import (
 
 // inProcess runs the pipeline in the harness process, wired as `serve`
 // wires it (RabbitMQ consumer, dispatcher, metrics-wrapped Maestro pool and
-// HyperFleet API client). It exists for CPU profiles of the adapter's code
-// under real load; its RSS and CPU include the harness and the agents.
+// HyperFleet API client). It exists for CPU and heap profiles of the
+// adapter's code under real load; its RSS and CPU include the harness and
+// the agents.
 type inProcess struct {
 	srv     *http.Server
 	listen  string
@@ -36,9 +38,11 @@ type inProcess struct {
 	done    chan struct{}
 	closeMC func()
 	prof    *os.File
+	// memProfile, when set, is where stop writes a heap profile.
+	memProfile string
 }
 
-func startInProcess(ctx context.Context, f stacktest.Files, cpuProfile string, log *slog.Logger) (*inProcess, error) {
+func startInProcess(ctx context.Context, f stacktest.Files, cpuProfile, memProfile string, log *slog.Logger) (*inProcess, error) {
 	cfg, err := config.Load(config.Files{Adapter: f.Adapter, Task: f.Task, Broker: f.Broker}, nil)
 	if err != nil {
 		return nil, err
@@ -86,7 +90,7 @@ func startInProcess(ctx context.Context, f stacktest.Files, cpuProfile string, l
 		cancel()
 		return nil, err
 	}
-	p := &inProcess{listen: ln.Addr().String(), cancel: cancel, done: make(chan struct{}),
+	p := &inProcess{listen: ln.Addr().String(), memProfile: memProfile, cancel: cancel, done: make(chan struct{}),
 		closeMC: func() { _ = pool.Close(); _ = logFile.Close() }}
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}))
@@ -125,6 +129,9 @@ func (p *inProcess) pid() int           { return os.Getpid() }
 
 func (p *inProcess) stop() error {
 	var errs []error
+	if p.memProfile != "" {
+		errs = append(errs, writeHeapProfile(p.memProfile))
+	}
 	if p.prof != nil {
 		pprof.StopCPUProfile()
 		errs = append(errs, p.prof.Close())
@@ -146,4 +153,20 @@ func levelOf(s string) slog.Level {
 		return slog.LevelInfo
 	}
 	return l
+}
+
+// writeHeapProfile writes the heap in use after a collection to path: the
+// whole harness process, the in-process adapter's share named by its
+// packages.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("heap profile: %w", err)
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("heap profile: %w", err)
+	}
+	return f.Close()
 }

@@ -43,6 +43,7 @@ type options struct {
 	adapterMode string
 	adapterBin  string
 	cpuProfile  string
+	memProfile  string
 	logLevel    string
 
 	maestroREST, maestroGRPC, maestroBroker, maestroPIDFile string
@@ -76,6 +77,7 @@ func parseFlags() *options {
 	fs.StringVar(&o.adapterMode, "adapter", "binary", "binary: run --adapter-bin serve (production path; RSS and CPU are the adapter's own); inproc: run the pipeline in this process (for --cpuprofile)")
 	fs.StringVar(&o.adapterBin, "adapter-bin", "", "the bundle-adapter binary (hack/bench.sh builds it)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "inproc only: write a CPU profile of the throughput phases here")
+	fs.StringVar(&o.memProfile, "memprofile", "", "inproc only: write a heap profile (in use, after a collection) here when the run ends, the view full")
 	fs.StringVar(&o.logLevel, "adapter-log-level", "info", "the adapter's log level (the example's is info)")
 	fs.StringVar(&o.maestroREST, "maestro-rest", "http://127.0.0.1:18100", "Maestro REST URL")
 	fs.StringVar(&o.maestroGRPC, "maestro-grpc", "127.0.0.1:18190", "Maestro source gRPC address")
@@ -128,6 +130,8 @@ func (o *options) validate() error {
 		return errors.New("--adapter-bin is required with --adapter binary (run through hack/bench.sh)")
 	case o.cpuProfile != "" && o.adapterMode != "inproc":
 		return errors.New("--cpuprofile needs --adapter inproc")
+	case o.memProfile != "" && o.adapterMode != "inproc":
+		return errors.New("--memprofile needs --adapter inproc")
 	}
 	// One event in flight per cluster at a time: the window must leave room.
 	o.window = min(o.window, max(1, o.clusters/2))

@@ -423,7 +423,7 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 
 func startAdapter(ctx context.Context, o *options, f stacktest.Files, log *slog.Logger) (adapterUnderTest, error) {
 	if o.adapterMode == "inproc" {
-		return startInProcess(ctx, f, o.cpuProfile, log)
+		return startInProcess(ctx, f, o.cpuProfile, o.memProfile, log)
 	}
 	return startBinary(ctx, o.adapterBin, f)
 }
