@@ -23,6 +23,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi"
 	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
+	"github.com/bundle-adapter/bundle-adapter/maestroclient/view"
 	"github.com/bundle-adapter/bundle-adapter/metrics"
 )
 
@@ -55,17 +56,29 @@ func startInProcess(ctx context.Context, f stacktest.Files, cpuProfile, memProfi
 	m := metrics.New()
 	mc := cfg.Adapter.Clients.Maestro
 	life, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	pool, err := maestroclient.NewPool(life, maestroclient.Options{
+	opts := maestroclient.Options{
 		GRPCAddress: mc.GRPCServerAddress, GRPC: maestroclient.TLSOptions{Insecure: true},
 		HTTPURL: mc.HTTPServerAddress, HTTP: maestroclient.TLSOptions{Insecure: true},
 		SourceID: mc.SourceID, Timeout: mc.Timeout.D(), Logger: alog,
-	})
+	}
+	// The bundle view as serve wires it (clients.maestro.view).
+	var bv *view.View
+	if mc.View.Enabled {
+		bv = view.New(view.Options{MaxAge: mc.View.MaxAge.D()})
+		opts.Status = bv
+	}
+	pool, err := maestroclient.NewPool(life, opts)
 	if err != nil {
 		cancel()
 		return nil, err
 	}
+	var maestro adapter.Maestro = pool
+	var bundleView adapter.BundleView
+	if bv != nil {
+		maestro, bundleView = view.Maestro(pool, bv), bv
+	}
 	api := cfg.Adapter.Clients.HyperfleetAPI
-	pipeline, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info, Maestro: m.Maestro(pool),
+	pipeline, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info, Maestro: m.Maestro(maestro), View: bundleView,
 		API: m.API(hyperfleetapi.New(hyperfleetapi.Options{BaseURL: api.BaseURL, Version: api.Version,
 			Timeout: api.Timeout.D(), RetryAttempts: api.RetryAttempts, RetryBackoff: api.RetryBackoff})),
 		Logger: alog})
