@@ -15,7 +15,8 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 )
 
-func packFixture(t *testing.T) *workv1.ManifestWork {
+// Fixture is testdata/work.json, for the external tests too.
+func Fixture(t *testing.T) *workv1.ManifestWork {
 	t.Helper()
 	raw, err := os.ReadFile("testdata/work.json")
 	if err != nil {
@@ -71,7 +72,7 @@ func deflated(t *testing.T, work *workv1.ManifestWork) int {
 // packed, whether it resembles the first bundle (the dictionary) or not,
 // and one of the same template packs smaller than deflated alone.
 func TestPackRoundTripsAgainstTheDictionary(t *testing.T) {
-	base := packFixture(t)
+	base := Fixture(t)
 	unlike := base.DeepCopy()
 	unlike.Spec.Workload.Manifests = []workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: []byte(`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"zz"}}`)}}}
 	unlike.Annotations = map[string]string{"other": strings.Repeat("q", 5000)}
@@ -118,7 +119,7 @@ func TestPackRoundTripsAgainstTheDictionary(t *testing.T) {
 // TestPackDictionarySetOnce: bundles packed at once by many goroutines
 // into an empty view agree on one dictionary and all unpack.
 func TestPackDictionarySetOnce(t *testing.T) {
-	base := packFixture(t)
+	base := Fixture(t)
 	v := New(Options{Synced: true})
 	const n = 64
 	packed := make([][]byte, n)

@@ -2,9 +2,7 @@ package view_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"os"
 	"testing"
 	"time"
 
@@ -39,18 +37,8 @@ func newHarness(t *testing.T) *harness {
 	return h
 }
 
-func fixture(t *testing.T) *workv1.ManifestWork {
-	t.Helper()
-	raw, err := os.ReadFile("testdata/work.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var w workv1.ManifestWork
-	if err := json.Unmarshal(raw, &w); err != nil {
-		t.Fatal(err)
-	}
-	return &w
-}
+// fixture is testdata/work.json (pack_internal_test.go reads it).
+func fixture(t *testing.T) *workv1.ManifestWork { return view.Fixture(t) }
 
 func (h *harness) create() {
 	if _, err := h.store.Create(context.Background(), consumer, fixture(h.t)); err != nil {
