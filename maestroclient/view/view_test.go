@@ -52,6 +52,17 @@ func (h *harness) read() {
 	}
 }
 
+// readAcross subscribes, creates the bundle and reads it with change
+// happening between the read's Begin and its Observe.
+func (h *harness) readAcross(change func()) {
+	h.view.Subscribed()
+	h.create()
+	tok := h.view.Begin()
+	w := h.current()
+	change()
+	h.view.Observe(tok, consumer, name, w)
+}
+
 func isNotFound(err error) bool { return err != nil && errors.Is(err, adapter.ErrNotFound) }
 
 // current is the bundle as Maestro holds it now, as the stream would carry it.
@@ -201,40 +212,20 @@ func TestLookup(t *testing.T) {
 			h.read()
 		}, true, nil},
 		{"read in flight across a resubscription stores nothing: miss", func(h *harness) {
-			h.view.Subscribed()
-			h.create()
-			tok := h.view.Begin()
-			w := h.current()
-			h.view.Subscribed()
-			h.view.Observe(tok, consumer, name, w)
+			h.readAcross(h.view.Subscribed)
 		}, false, nil},
 		{"read in flight across a forget stores nothing: miss", func(h *harness) {
-			h.view.Subscribed()
-			h.create()
-			tok := h.view.Begin()
-			w := h.current()
-			h.view.Forget(consumer, name)
-			h.view.Observe(tok, consumer, name, w)
+			h.readAcross(func() { h.view.Forget(consumer, name) })
 		}, false, nil},
 		{"read in flight of this bundle across another's forget stores: hit", func(h *harness) {
 			// A forget (a write, a 404, a stream event the view cannot
 			// apply) is about one bundle: reads of the others in flight
 			// still fill the view. Under a create phase or a status burst
 			// a global drop left bundles unread and their events on reads.
-			h.view.Subscribed()
-			h.create()
-			tok := h.view.Begin()
-			w := h.current()
-			h.view.Forget(consumer, "another-bundle")
-			h.view.Observe(tok, consumer, name, w)
+			h.readAcross(func() { h.view.Forget(consumer, "another-bundle") })
 		}, true, nil},
 		{"read in flight across a forget, then another read stores: hit", func(h *harness) {
-			h.view.Subscribed()
-			h.create()
-			tok := h.view.Begin()
-			w := h.current()
-			h.view.Forget(consumer, name)
-			h.view.Observe(tok, consumer, name, w)
+			h.readAcross(func() { h.view.Forget(consumer, name) })
 			h.read()
 		}, true, nil},
 		{"forgotten, then the stream shows a status: miss", func(h *harness) {
