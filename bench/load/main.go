@@ -41,6 +41,7 @@ type options struct {
 	createsPerSecLo float64 // only to bound the create phase in time
 
 	adapterMode string
+	agentsMode  string
 	adapterBin  string
 	cpuProfile  string
 	memProfile  string
@@ -75,6 +76,7 @@ func parseFlags() *options {
 	fs.DurationVar(&o.eventTimeout, "event-timeout", 60*time.Second, "an event whose status is not reported within this is counted as lost")
 	fs.Float64Var(&o.createsPerSecLo, "min-creates-per-s", 20, "bounds the create phase to 60s + bundles/this")
 	fs.StringVar(&o.adapterMode, "adapter", "binary", "binary: run --adapter-bin serve (production path; RSS and CPU are the adapter's own); inproc: run the pipeline in this process (for --cpuprofile)")
+	fs.StringVar(&o.agentsMode, "agents", "process", "process: the simulated agents run in a child process of their own (their stores out of the heap of the API that timestamps statuses); inproc: in the harness's process (as before; for comparison)")
 	fs.StringVar(&o.adapterBin, "adapter-bin", "", "the bundle-adapter binary (hack/bench.sh builds it)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "inproc only: write a CPU profile of the throughput phases here")
 	fs.StringVar(&o.memProfile, "memprofile", "", "inproc only: write a heap profile (in use, after a collection) here when the run ends, the view full")
@@ -97,6 +99,9 @@ func parseFlags() *options {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == agentsCommand {
+		os.Exit(runAgentsCommand(os.Args[2:]))
+	}
 	o := parseFlags()
 	level := slog.LevelInfo
 	if o.verbose {
@@ -126,6 +131,8 @@ func (o *options) validate() error {
 		return errors.New("--clusters, --consumers, --window and --publishers must be positive")
 	case o.adapterMode != "binary" && o.adapterMode != "inproc":
 		return fmt.Errorf("--adapter must be binary or inproc, not %q", o.adapterMode)
+	case o.agentsMode != "process" && o.agentsMode != "inproc":
+		return fmt.Errorf("--agents must be process or inproc, not %q", o.agentsMode)
 	case o.adapterMode == "binary" && o.adapterBin == "":
 		return errors.New("--adapter-bin is required with --adapter binary (run through hack/bench.sh)")
 	case o.cpuProfile != "" && o.adapterMode != "inproc":

@@ -64,6 +64,7 @@ type results struct {
 	BundlesPerEvent             float64  `json:"bundles_per_event"`
 	AdapterRSSMB                float64  `json:"adapter_rss_mb"`
 	AdapterRSSPeakMB            float64  `json:"adapter_rss_peak_mb"`
+	AgentsRSSPeakMB             float64  `json:"agents_rss_peak_mb,omitempty"` // the agents process's (--agents process)
 	BundlesTracked              int      `json:"bundles_tracked"`
 	Fingerprint50KBMS           float64  `json:"fingerprint_50kb_ms"`
 	RenderFingerprint50KBMS     float64  `json:"render_fingerprint_50kb_ms"`
@@ -82,6 +83,7 @@ type results struct {
 	Prefetch                    int      `json:"prefetch"`
 	Cores                       int      `json:"cores"`
 	AdapterMode                 string   `json:"adapter_mode"`
+	AgentsMode                  string   `json:"agents_mode"`
 	Started                     string   `json:"started"`
 	SettleSeconds               float64  `json:"settle_s"`
 	Settled                     bool     `json:"settled"`
@@ -266,6 +268,7 @@ func (r *results) markdown() string {
 		{"maestro_writes_per_unchanged_event", num(r.MaestroWritesPerUnchanged)},
 		{fmt.Sprintf("maestro_reads_per_event (%d bundles per event)", bundlesPerClusterEvt), num(r.MaestroReadsPerEvent)},
 		{"adapter_rss_mb (end / peak)", num(r.AdapterRSSMB) + " / " + num(r.AdapterRSSPeakMB)},
+		{"simulated agents: where / RSS peak MB", r.AgentsMode + " / " + num(r.AgentsRSSPeakMB)},
 		{"bundles_tracked", fmt.Sprint(r.BundlesTracked)},
 		{fmt.Sprintf("fingerprint_50kb_ms (%d bytes canonical; render+fingerprint %s ms)", r.FingerprintBytes, num(r.RenderFingerprint50KBMS)), num(r.Fingerprint50KBMS)},
 		{"cpu_seconds_per_1000_events (adapter, unchanged)", num(r.CPUSecondsPer1000Events)},
@@ -283,11 +286,11 @@ func (r *results) markdown() string {
 	for _, row := range rows {
 		fmt.Fprintf(&b, "| %s | %s |\n", row.k, row.v)
 	}
-	b.WriteString("\n| phase | events | seconds | events/s | p50 ms | p99 ms | Maestro reads | Maestro writes | CPU s: adapter / Maestro / PostgreSQL / PgBouncer / RabbitMQ / harness+agents | busy cores (not ours) |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n| phase | events | seconds | events/s | p50 ms | p99 ms | Maestro reads | Maestro writes | CPU s: adapter / Maestro / PostgreSQL / PgBouncer / RabbitMQ / harness / agents | busy cores (not ours) |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, p := range r.Phases {
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s / %s / %s / %s / %s / %s | %s (%s) |\n", p.Name, p.Events, num(p.Seconds),
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s / %s / %s / %s / %s / %s / %s | %s (%s) |\n", p.Name, p.Events, num(p.Seconds),
 			num(p.EventsPerS), num(p.P50MS), num(p.P99MS), num(p.MaestroReads), num(p.MaestroWrites),
-			num(p.AdapterCPU), num(p.MaestroCPU), num(p.PostgresCPU), num(p.PgBouncerCPU), num(p.RabbitMQCPU), num(p.HarnessCPU),
+			num(p.AdapterCPU), num(p.MaestroCPU), num(p.PostgresCPU), num(p.PgBouncerCPU), num(p.RabbitMQCPU), num(p.HarnessCPU), num(p.AgentsCPU),
 			num(p.BusyCores), num(p.OtherCores))
 	}
 	b.WriteString("\nOther work on the machine (cores, by process):")

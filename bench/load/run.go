@@ -22,6 +22,7 @@ type harness struct {
 	drv        *driver
 	ad         adapterUnderTest
 	maestroPID int
+	agentsPID  int // 0 when the agents run in the harness's process
 	sourceID   string
 }
 
@@ -32,6 +33,7 @@ type snapshot struct {
 	adapterCPU float64
 	maestroCPU float64
 	selfCPU    float64
+	agentsCPU  float64
 	procs      map[int]procCPU
 	pgCPU      map[int]float64
 	rabbitCPU  map[int]float64
@@ -55,6 +57,9 @@ func (h *harness) snapshot() (snapshot, error) {
 		s.maestroCPU, _ = cpuSeconds(h.maestroPID)
 	}
 	s.selfCPU, _ = cpuSeconds(os.Getpid())
+	if h.agentsPID > 0 {
+		s.agentsCPU, _ = cpuSeconds(h.agentsPID)
+	}
 	s.procs = allProcesses()
 	s.pgCPU = cpuByName(s.procs, "postgres")
 	s.rabbitCPU = cpuByName(s.procs, "beam.smp")
@@ -85,25 +90,28 @@ type phase struct {
 	// MaestroRequests counts every Maestro request of the adapter
 	// (--maestro-requests-metric, all labels); MaestroRequestsSeen is false
 	// when the adapter does not expose that metric.
-	MaestroRequests     float64        `json:"maestro_requests"`
-	MaestroRequestsSeen bool           `json:"maestro_requests_seen"`
-	Creates             float64        `json:"creates"`
-	AdapterCPU          float64        `json:"adapter_cpu_seconds"`
-	MaestroCPU          float64        `json:"maestro_cpu_seconds"`
-	HarnessCPU          float64        `json:"harness_cpu_seconds"`
-	PostgresCPU         float64        `json:"postgres_cpu_seconds"`
-	RabbitMQCPU         float64        `json:"rabbitmq_cpu_seconds"`
-	PgBouncerCPU        float64        `json:"pgbouncer_cpu_seconds"`
-	BusyCores           float64        `json:"machine_busy_cores"`
-	OtherCores          float64        `json:"other_busy_cores"`
-	Others              string         `json:"other_processes,omitempty"`
-	PGSessions          float64        `json:"postgres_sessions_opened"`
-	APICalls            int            `json:"api_calls"`
-	APIConns            int64          `json:"api_connections_opened"`
-	Available           int            `json:"statuses_available"`
-	Outcomes            map[string]int `json:"bundle_outcomes"`
-	BadStatuses         int            `json:"bad_statuses"`
-	FirstProblem        string         `json:"first_problem,omitempty"`
+	MaestroRequests     float64 `json:"maestro_requests"`
+	MaestroRequestsSeen bool    `json:"maestro_requests_seen"`
+	Creates             float64 `json:"creates"`
+	AdapterCPU          float64 `json:"adapter_cpu_seconds"`
+	MaestroCPU          float64 `json:"maestro_cpu_seconds"`
+	HarnessCPU          float64 `json:"harness_cpu_seconds"`
+	// AgentsCPU is the agents process's (0 with --agents inproc: then in
+	// HarnessCPU).
+	AgentsCPU    float64        `json:"agents_cpu_seconds"`
+	PostgresCPU  float64        `json:"postgres_cpu_seconds"`
+	RabbitMQCPU  float64        `json:"rabbitmq_cpu_seconds"`
+	PgBouncerCPU float64        `json:"pgbouncer_cpu_seconds"`
+	BusyCores    float64        `json:"machine_busy_cores"`
+	OtherCores   float64        `json:"other_busy_cores"`
+	Others       string         `json:"other_processes,omitempty"`
+	PGSessions   float64        `json:"postgres_sessions_opened"`
+	APICalls     int            `json:"api_calls"`
+	APIConns     int64          `json:"api_connections_opened"`
+	Available    int            `json:"statuses_available"`
+	Outcomes     map[string]int `json:"bundle_outcomes"`
+	BadStatuses  int            `json:"bad_statuses"`
+	FirstProblem string         `json:"first_problem,omitempty"`
 }
 
 func (h *harness) measure(name string, fn func() *tally) (*phase, error) {
@@ -128,6 +136,7 @@ func (h *harness) measure(name string, fn func() *tally) (*phase, error) {
 		AdapterCPU:          after.adapterCPU - before.adapterCPU,
 		MaestroCPU:          after.maestroCPU - before.maestroCPU,
 		HarnessCPU:          after.selfCPU - before.selfCPU,
+		AgentsCPU:           after.agentsCPU - before.agentsCPU,
 		PostgresCPU:         cpuDelta(before.pgCPU, after.pgCPU),
 		RabbitMQCPU:         cpuDelta(before.rabbitCPU, after.rabbitCPU),
 		PgBouncerCPU:        cpuDelta(before.pgbCPU, after.pgbCPU),
@@ -144,7 +153,7 @@ func (h *harness) measure(name string, fn func() *tally) (*phase, error) {
 	}
 	// CPU the run does not account for: other work on the machine.
 	if wall := after.at.Sub(before.at).Seconds(); wall > 0 {
-		own := p.AdapterCPU + p.MaestroCPU + p.HarnessCPU + p.PostgresCPU + p.RabbitMQCPU + p.PgBouncerCPU
+		own := p.AdapterCPU + p.MaestroCPU + p.HarnessCPU + p.AgentsCPU + p.PostgresCPU + p.RabbitMQCPU + p.PgBouncerCPU
 		if h.o.adapterMode == "inproc" {
 			own -= p.AdapterCPU // the harness's CPU includes it
 		}
@@ -161,7 +170,7 @@ func (h *harness) measure(name string, fn func() *tally) (*phase, error) {
 // and what processes that exited meanwhile (builds, tests) must have used.
 func (h *harness) describeOthers(before, after snapshot, wall float64) string {
 	ours := func(pid int, comm string) bool {
-		return pid == h.ad.pid() || pid == h.maestroPID || pid == os.Getpid() || comm == "postgres" || comm == "beam.smp" || comm == "pgbouncer"
+		return pid == h.ad.pid() || pid == h.maestroPID || pid == os.Getpid() || (h.agentsPID > 0 && pid == h.agentsPID) || comm == "postgres" || comm == "beam.smp" || comm == "pgbouncer"
 	}
 	others := othersCPU(before.procs, after.procs, ours)
 	names := make([]string, 0, len(others))
@@ -179,7 +188,7 @@ func (h *harness) describeOthers(before, after snapshot, wall float64) string {
 	}
 	busy := busyCores(before.machine, after.machine, runtime.NumCPU()) * wall
 	gone := busy - seen - (after.adapterCPU - before.adapterCPU) - (after.maestroCPU - before.maestroCPU) -
-		(after.selfCPU - before.selfCPU) - cpuDelta(before.pgCPU, after.pgCPU) - cpuDelta(before.rabbitCPU, after.rabbitCPU) -
+		(after.selfCPU - before.selfCPU) - (after.agentsCPU - before.agentsCPU) - cpuDelta(before.pgCPU, after.pgCPU) - cpuDelta(before.rabbitCPU, after.rabbitCPU) -
 		cpuDelta(before.pgbCPU, after.pgbCPU)
 	if h.o.adapterMode == "inproc" {
 		gone += after.adapterCPU - before.adapterCPU
@@ -193,7 +202,7 @@ func (h *harness) describeOthers(before, after snapshot, wall float64) string {
 // run starts what the harness owns, runs the phases and stops everything.
 func run(ctx context.Context, o *options, log *slog.Logger) (*results, error) {
 	res := &results{Mode: o.mode, MaestroRequestsMetric: o.requestsMetric, Clusters: o.clusters, Consumers: o.consumers, Window: o.window,
-		Parallelism: o.parallelism, Prefetch: o.prefetch, AdapterMode: o.adapterMode,
+		Parallelism: o.parallelism, Prefetch: o.prefetch, AdapterMode: o.adapterMode, AgentsMode: o.agentsMode,
 		Cores: runtime.NumCPU(), Started: time.Now().UTC().Format(time.RFC3339)}
 
 	log.Info("measuring the fingerprint of a 50 KB bundle")
@@ -217,12 +226,11 @@ func run(ctx context.Context, o *options, log *slog.Logger) (*results, error) {
 	if err := registerConsumers(ctx, o.maestroREST, consumers); err != nil {
 		return nil, err
 	}
-	libLog := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	agents, err := startAgents(ctx, o.maestroBroker, consumers, libLog)
+	stopAgents, err := h.startAgents(ctx, consumers, filepath.Join(o.runDir, runID+"-agents.log"))
 	if err != nil {
 		return nil, err
 	}
-	defer stopAgents(agents)
+	defer stopAgents()
 	if h.api, err = startAPI(consumers, o.clusters); err != nil {
 		return nil, err
 	}
@@ -260,6 +268,9 @@ func run(ctx context.Context, o *options, log *slog.Logger) (*results, error) {
 	if pid := h.ad.pid(); pid > 0 {
 		res.AdapterRSSMB, res.AdapterRSSPeakMB, _ = memoryMB(pid)
 	}
+	if h.agentsPID > 0 {
+		_, res.AgentsRSSPeakMB, _ = memoryMB(h.agentsPID)
+	}
 	if res.BundlesTracked, err = bundlesTracked(ctx, o.maestroREST, h.sourceID); err != nil {
 		return nil, fmt.Errorf("count bundles: %w", err)
 	}
@@ -270,6 +281,29 @@ func run(ctx context.Context, o *options, log *slog.Logger) (*results, error) {
 	}
 	res.finish()
 	return res, nil
+}
+
+// startAgents starts one simulated agent per consumer, in a child process
+// (--agents process, logging to logPath) or in this one (--agents inproc).
+func (h *harness) startAgents(ctx context.Context, consumers []string, logPath string) (stop func(), err error) {
+	if h.o.agentsMode == "inproc" {
+		libLog := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+		agents, err := startAgents(ctx, h.o.maestroBroker, consumers, libLog)
+		if err != nil {
+			return nil, err
+		}
+		return func() { stopAgents(agents) }, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+		return nil, err
+	}
+	p, err := startAgentsProcess(ctx, h.o.maestroBroker, consumers, logPath)
+	if err != nil {
+		return nil, err
+	}
+	h.agentsPID = p.pid()
+	h.log.Info("simulated agents started in their own process", "pid", h.agentsPID, "consumers", len(consumers), "log", logPath)
+	return p.stop, nil
 }
 
 // phases runs create, settle, unchanged and latency.

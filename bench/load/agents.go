@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// agentsCommand is the harness's subcommand that runs the simulated agents
+// in a process of their own (`bench-load agents`): their stores (about 2.8
+// KB per bundle) then live in another heap than the one of the recording
+// API that timestamps statuses, so neither collector pauses the other, and
+// their CPU is measured apart from the harness's.
+const agentsCommand = "agents"
+
+// agentsReady is the line the agents process prints on stdout once every
+// agent is connected.
+const agentsReady = "agents ready"
+
+// agentsProcess is the simulated agents running as a child process.
+type agentsProcess struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	done  chan error
+}
+
+// startAgentsProcess runs this binary's agents subcommand for consumers and
+// waits (at most a minute) until every agent is connected. The child exits
+// when its stdin closes, so it never outlives the harness.
+func startAgentsProcess(ctx context.Context, broker string, consumers []string, logPath string) (*agentsProcess, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("agents process: %w", err)
+	}
+	cmd := exec.Command(exe, agentsCommand, "--maestro-broker", broker, "--consumers", strings.Join(consumers, ","))
+	return startChild(ctx, cmd, logPath, time.Minute)
+}
+
+// startChild starts cmd with its stderr in logPath and waits until it
+// prints agentsReady on stdout. An error names logPath: the child exited
+// first, or was not ready within timeout (it is then stopped).
+func startChild(ctx context.Context, cmd *exec.Cmd, logPath string, timeout time.Duration) (*agentsProcess, error) {
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, fmt.Errorf("agents process log: %w", err)
+	}
+	defer logFile.Close() // the child holds its own descriptor
+	cmd.Stderr = logFile
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("agents process: %w", err)
+	}
+	p := &agentsProcess{cmd: cmd, stdin: stdin, done: make(chan error, 1)}
+	ready := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		ok := false
+		for sc.Scan() {
+			if sc.Text() == agentsReady && !ok {
+				ok = true
+				ready <- true
+			}
+		}
+		if !ok {
+			ready <- false
+		}
+		p.done <- cmd.Wait()
+	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case ok := <-ready:
+		if ok {
+			return p, nil
+		}
+		err = fmt.Errorf("agents process exited before its agents connected (log %s)", logPath)
+	case <-timer.C:
+		err = fmt.Errorf("agents process: not ready within %s (log %s)", timeout, logPath)
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	p.stop()
+	return nil, err
+}
+
+func (p *agentsProcess) pid() int { return p.cmd.Process.Pid }
+
+// stop closes the child's stdin (it stops its agents and exits) and kills
+// it after 10 s.
+func (p *agentsProcess) stop() {
+	_ = p.stdin.Close()
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// runAgentsCommand is `bench-load agents`: it starts one simulated agent
+// per consumer, prints agentsReady, and stops them when stdin closes or on
+// SIGINT/SIGTERM. It returns the process's exit code.
+func runAgentsCommand(args []string) int {
+	fs := flag.NewFlagSet("bench-load agents", flag.ContinueOnError)
+	broker := fs.String("maestro-broker", "127.0.0.1:18191", "Maestro agent gRPC broker address")
+	list := fs.String("consumers", "", "comma-separated consumers, one agent each")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	if *list == "" {
+		log.Error("agents: --consumers is required")
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	agents, err := startAgents(ctx, *broker, strings.Split(*list, ","), log)
+	if err != nil {
+		log.Error("agents: start", "error", err)
+		return 1
+	}
+	defer stopAgents(agents)
+	fmt.Println(agentsReady)
+	eof := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, os.Stdin)
+		eof <- err
+	}()
+	select {
+	case <-ctx.Done():
+	case err := <-eof:
+		if err != nil && !errors.Is(err, os.ErrClosed) {
+			log.Error("agents: stdin", "error", err)
+		}
+	}
+	return 0
+}

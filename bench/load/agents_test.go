@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// childEnv makes this test binary act as a stand-in for the agents
+// subcommand (TestMain): "ready" prints agentsReady and waits for stdin to
+// close, "exit" fails at once, "silent" waits for stdin without a word.
+const childEnv = "BENCH_LOAD_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(childEnv) {
+	case "":
+		os.Exit(m.Run())
+	case "ready":
+		fmt.Println(agentsReady)
+		_, _ = os.Stdin.Read(make([]byte, 1)) // EOF when the parent closes it
+		os.Exit(0)
+	case "exit":
+		fmt.Fprintln(os.Stderr, "cannot connect")
+		os.Exit(1)
+	case "silent":
+		_, _ = os.Stdin.Read(make([]byte, 1))
+		os.Exit(0)
+	}
+}
+
+func child(t *testing.T, mode string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), childEnv+"="+mode)
+	return cmd
+}
+
+// The harness waits for the child's ready line, reports a child that dies
+// or stays silent with its log, and stop (closing stdin) ends the child:
+// the agents never outlive the harness.
+func TestStartChild(t *testing.T) {
+	tests := []struct {
+		mode    string
+		wantErr string
+	}{
+		{"ready", ""},
+		{"exit", "exited before its agents connected"},
+		{"silent", "not ready within"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			log := filepath.Join(t.TempDir(), "agents.log")
+			p, err := startChild(context.Background(), child(t, tt.mode), log, 2*time.Second)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), log) {
+					t.Fatalf("err %v: want %q naming %s", err, tt.wantErr, log)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid := p.pid()
+			p.stop()
+			if err := syscall.Kill(pid, 0); err == nil {
+				t.Errorf("child %d still running after stop", pid)
+			}
+			if !p.cmd.ProcessState.Exited() {
+				t.Errorf("child did not exit by itself: %v", p.cmd.ProcessState)
+			}
+		})
+	}
+}
+
+func TestRunAgentsCommandNeedsConsumers(t *testing.T) {
+	if code := runAgentsCommand(nil); code != 2 {
+		t.Errorf("exit code %d without --consumers, want 2", code)
+	}
+}
