@@ -147,3 +147,28 @@ func TestRequestsPerUnchangedJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestParseLoads(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    int
+		invalid bool
+	}{
+		{"", 0, false},
+		{"0.6,0.4", 2, false},
+		{" 0.5 ", 1, false},
+		{"0", 1, true},
+		{"1.5", 1, true},
+		{"half", 1, true},
+	}
+	for _, tt := range tests {
+		o := &options{clusters: 1, consumers: 1, window: 1, publishers: 1, adapterMode: "inproc", agentsMode: "process",
+			latencyLoads: parseLoads(tt.in)}
+		if len(o.latencyLoads) != tt.want {
+			t.Errorf("%q: %d loads, want %d", tt.in, len(o.latencyLoads), tt.want)
+		}
+		if err := o.validate(); (err != nil) != tt.invalid {
+			t.Errorf("%q: validate() = %v, want invalid %t", tt.in, err, tt.invalid)
+		}
+	}
+}

@@ -14,9 +14,13 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -35,6 +39,7 @@ type options struct {
 	unchangedFor    time.Duration
 	latencyFor      time.Duration
 	sentinelPeriod  time.Duration
+	latencyLoads    []float64
 	settleFor       time.Duration
 	warmPerSecLo    float64
 	eventTimeout    time.Duration
@@ -71,6 +76,7 @@ func parseFlags() *options {
 	fs.DurationVar(&o.unchangedFor, "unchanged-for", 30*time.Second, "length of the unchanged-events throughput phase")
 	fs.DurationVar(&o.latencyFor, "latency-for", 30*time.Second, "upper bound of the paced latency phase")
 	fs.DurationVar(&o.sentinelPeriod, "sentinel-period", 10*time.Second, "Sentinel's resend period: the latency phase sends clusters/period events/s (at most 80% of the measured capacity)")
+	loads := fs.String("latency-loads", "", "comma-separated fractions of the measured capacity (e.g. 0.6,0.4): after the latency phase, one more paced phase at each, named latency-<percent>%, to draw where the tail begins; the floor is checked on the latency phase only")
 	fs.DurationVar(&o.settleFor, "settle-for", 0, "upper bound of the wait for Maestro to go idle after the create phase (the agents' statuses stored and streamed); 0: 90s + 5ms per bundle created")
 	fs.Float64Var(&o.warmPerSecLo, "min-warm-events-per-s", 50, "bounds the warm-up pass to 60s + clusters/this")
 	fs.DurationVar(&o.eventTimeout, "event-timeout", 60*time.Second, "an event whose status is not reported within this is counted as lost")
@@ -95,6 +101,7 @@ func parseFlags() *options {
 	fs.DurationVar(&o.viewMaxAge, "view-max-age", 5*time.Minute, "clients.maestro.view.max_age of the adapter under test; 0 turns the view off (every unchanged event reads Maestro)")
 	fs.BoolVar(&o.verbose, "verbose", false, "log the harness's progress at debug level")
 	_ = fs.Parse(os.Args[1:])
+	o.latencyLoads = parseLoads(*loads)
 	return o
 }
 
@@ -131,6 +138,8 @@ func (o *options) validate() error {
 		return errors.New("--clusters, --consumers, --window and --publishers must be positive")
 	case o.adapterMode != "binary" && o.adapterMode != "inproc":
 		return fmt.Errorf("--adapter must be binary or inproc, not %q", o.adapterMode)
+	case slices.ContainsFunc(o.latencyLoads, func(f float64) bool { return !(f > 0 && f <= 1) }):
+		return errors.New("--latency-loads takes fractions in (0, 1]")
 	case o.agentsMode != "process" && o.agentsMode != "inproc":
 		return fmt.Errorf("--agents must be process or inproc, not %q", o.agentsMode)
 	case o.adapterMode == "binary" && o.adapterBin == "":
@@ -143,4 +152,21 @@ func (o *options) validate() error {
 	// One event in flight per cluster at a time: the window must leave room.
 	o.window = min(o.window, max(1, o.clusters/2))
 	return nil
+}
+
+// parseLoads reads --latency-loads; a fraction that does not parse is kept
+// as NaN, which validate rejects naming the flag.
+func parseLoads(list string) []float64 {
+	var out []float64
+	for _, f := range strings.Split(list, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			v = math.NaN()
+		}
+		out = append(out, v)
+	}
+	return out
 }

@@ -339,15 +339,34 @@ func (h *harness) phases(ctx context.Context, res *results) error {
 	}
 
 	rate := min(float64(n)/o.sentinelPeriod.Seconds(), 0.8*unchanged.EventsPerS)
-	h.log.Info("latency phase: one event per cluster, paced", "events_per_s", fmt.Sprintf("%.0f", rate), "bound", o.latencyFor)
-	latency, err := h.measure("latency", func() *tally {
-		return h.drv.paced(ctx, n, 0, n, rate, time.Now().Add(o.latencyFor), min(max(2*o.window, n/2), 2000))
+	if err := h.pacedPhase(ctx, res, "latency", rate); err != nil {
+		return err
+	}
+	for _, f := range o.latencyLoads {
+		if ctx.Err() != nil {
+			return nil
+		}
+		name := fmt.Sprintf("latency-%.0f%%", 100*f)
+		if err := h.pacedPhase(ctx, res, name, min(float64(n)/o.sentinelPeriod.Seconds(), f*unchanged.EventsPerS)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pacedPhase sends one event per cluster at rate events/s (an open loop,
+// as Sentinel does) for at most --latency-for and records it as name.
+func (h *harness) pacedPhase(ctx context.Context, res *results, name string, rate float64) error {
+	n := h.o.clusters
+	h.log.Info("paced phase: one event per cluster", "phase", name, "events_per_s", fmt.Sprintf("%.0f", rate), "bound", h.o.latencyFor)
+	p, err := h.measure(name, func() *tally {
+		return h.drv.paced(ctx, n, 0, n, rate, time.Now().Add(h.o.latencyFor), min(max(2*h.o.window, n/2), 2000))
 	})
 	if err != nil {
 		return err
 	}
-	latency.OfferedPerS = rate
-	res.Phases = append(res.Phases, latency)
+	p.OfferedPerS = rate
+	res.Phases = append(res.Phases, p)
 	return nil
 }
 
