@@ -391,6 +391,12 @@ func (h *harness) warm(ctx context.Context, n int) (int, float64) {
 	} else {
 		h.log.Info("warm-up done", "took", took.Round(time.Millisecond).String())
 	}
+	if age := h.o.viewMaxAge; age > 0 && took > age {
+		// The first clusters' entries expire before the unchanged phase
+		// reaches them again (a hit does not refresh an entry).
+		h.log.Warn("warm-up took longer than the view's max age: the unchanged phase will read Maestro for the clusters warmed first; pass a longer --view-max-age",
+			"took", took.Round(time.Second).String(), "view_max_age", age)
+	}
 	return t.reported(), took.Seconds()
 }
 
