@@ -17,10 +17,10 @@ import (
 )
 
 // agentsCommand is the harness's subcommand that runs the simulated agents
-// in a process of their own (`bench-load agents`): their stores (about 2.8
-// KB per bundle) then live in another heap than the one of the recording
-// API that timestamps statuses, so neither collector pauses the other, and
-// their CPU is measured apart from the harness's.
+// in a process of their own (`bench-load agents`): their stores (the
+// process holds about 10 KB per bundle) then live in another heap than the
+// one of the recording API that timestamps statuses, so neither collector
+// pauses the other, and their CPU is measured apart from the harness's.
 const agentsCommand = "agents"
 
 // agentsReady is the line the agents process prints on stdout once every

@@ -90,28 +90,26 @@ type phase struct {
 	// MaestroRequests counts every Maestro request of the adapter
 	// (--maestro-requests-metric, all labels); MaestroRequestsSeen is false
 	// when the adapter does not expose that metric.
-	MaestroRequests     float64 `json:"maestro_requests"`
-	MaestroRequestsSeen bool    `json:"maestro_requests_seen"`
-	Creates             float64 `json:"creates"`
-	AdapterCPU          float64 `json:"adapter_cpu_seconds"`
-	MaestroCPU          float64 `json:"maestro_cpu_seconds"`
-	HarnessCPU          float64 `json:"harness_cpu_seconds"`
-	// AgentsCPU is the agents process's (0 with --agents inproc: then in
-	// HarnessCPU).
-	AgentsCPU    float64        `json:"agents_cpu_seconds"`
-	PostgresCPU  float64        `json:"postgres_cpu_seconds"`
-	RabbitMQCPU  float64        `json:"rabbitmq_cpu_seconds"`
-	PgBouncerCPU float64        `json:"pgbouncer_cpu_seconds"`
-	BusyCores    float64        `json:"machine_busy_cores"`
-	OtherCores   float64        `json:"other_busy_cores"`
-	Others       string         `json:"other_processes,omitempty"`
-	PGSessions   float64        `json:"postgres_sessions_opened"`
-	APICalls     int            `json:"api_calls"`
-	APIConns     int64          `json:"api_connections_opened"`
-	Available    int            `json:"statuses_available"`
-	Outcomes     map[string]int `json:"bundle_outcomes"`
-	BadStatuses  int            `json:"bad_statuses"`
-	FirstProblem string         `json:"first_problem,omitempty"`
+	MaestroRequests     float64        `json:"maestro_requests"`
+	MaestroRequestsSeen bool           `json:"maestro_requests_seen"`
+	Creates             float64        `json:"creates"`
+	AdapterCPU          float64        `json:"adapter_cpu_seconds"`
+	MaestroCPU          float64        `json:"maestro_cpu_seconds"`
+	HarnessCPU          float64        `json:"harness_cpu_seconds"`
+	AgentsCPU           float64        `json:"agents_cpu_seconds"` // the agents process's; 0 with --agents inproc (then in HarnessCPU)
+	PostgresCPU         float64        `json:"postgres_cpu_seconds"`
+	RabbitMQCPU         float64        `json:"rabbitmq_cpu_seconds"`
+	PgBouncerCPU        float64        `json:"pgbouncer_cpu_seconds"`
+	BusyCores           float64        `json:"machine_busy_cores"`
+	OtherCores          float64        `json:"other_busy_cores"`
+	Others              string         `json:"other_processes,omitempty"`
+	PGSessions          float64        `json:"postgres_sessions_opened"`
+	APICalls            int            `json:"api_calls"`
+	APIConns            int64          `json:"api_connections_opened"`
+	Available           int            `json:"statuses_available"`
+	Outcomes            map[string]int `json:"bundle_outcomes"`
+	BadStatuses         int            `json:"bad_statuses"`
+	FirstProblem        string         `json:"first_problem,omitempty"`
 }
 
 func (h *harness) measure(name string, fn func() *tally) (*phase, error) {
