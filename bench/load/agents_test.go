@@ -47,16 +47,17 @@ func child(t *testing.T, mode string) *exec.Cmd {
 func TestStartChild(t *testing.T) {
 	tests := []struct {
 		mode    string
+		timeout time.Duration
 		wantErr string
 	}{
-		{"ready", ""},
-		{"exit", "exited before its agents connected"},
-		{"silent", "not ready within"},
+		{"ready", time.Minute, ""},
+		{"exit", time.Minute, "exited before its agents connected"},
+		{"silent", 2 * time.Second, "not ready within"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
 			log := filepath.Join(t.TempDir(), "agents.log")
-			p, err := startChild(context.Background(), child(t, tt.mode), log, 2*time.Second)
+			p, err := startChild(context.Background(), child(t, tt.mode), log, tt.timeout)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), log) {
 					t.Fatalf("err %v: want %q naming %s", err, tt.wantErr, log)
