@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -82,5 +83,26 @@ func TestStartChild(t *testing.T) {
 func TestRunAgentsCommandNeedsConsumers(t *testing.T) {
 	if code := runAgentsCommand(nil); code != 2 {
 		t.Errorf("exit code %d without --consumers, want 2", code)
+	}
+}
+
+func TestAgentsEnv(t *testing.T) {
+	tests := []struct {
+		name    string
+		environ []string
+		want    []string
+	}{
+		{"adds both", []string{"HOME=/root"}, []string{"HOME=/root", "GOGC=off", "GOMEMLIMIT=4GiB"}},
+		{"keeps a chosen GOGC", []string{"GOGC=100"}, []string{"GOGC=100", "GOMEMLIMIT=4GiB"}},
+		{"keeps a chosen limit", []string{"GOMEMLIMIT=1GiB"}, []string{"GOMEMLIMIT=1GiB", "GOGC=off"}},
+		{"a prefix is not the name", []string{"GOGCX=1"}, []string{"GOGCX=1", "GOGC=off", "GOMEMLIMIT=4GiB"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := agentsEnv(tt.environ)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("agentsEnv(%q) = %q, want %q", tt.environ, got, tt.want)
+			}
+		})
 	}
 }
