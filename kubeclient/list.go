@@ -19,14 +19,21 @@ const listPage = 100
 // ignored. It reads in pages of listPage objects and fails with
 // adapter.ErrInvalid, holding no more, once more than Options.MaxListItems
 // objects match: a selector that broad is a config error, not a result.
+// A label key or value that Kubernetes would not accept on an object (one
+// rendered from an event, say "x,env!=prod") is ErrInvalid naming it,
+// before any request: it cannot add terms to the selector.
 func (c *Client) List(ctx context.Context, ref adapter.KubeRef, match map[string]string) ([]*unstructured.Unstructured, error) {
 	ref.Name = ""
+	selector, err := labels.ValidatedSelectorFromSet(match)
+	if err != nil {
+		return nil, classify("list", ref, fmt.Errorf("%w: labels %q: %w", adapter.ErrInvalid, match, err))
+	}
 	res, _, err := c.resource(ref, true)
 	if err != nil {
 		return nil, classify("list", ref, err)
 	}
 	opts := metav1.ListOptions{
-		LabelSelector: labels.SelectorFromSet(match).String(),
+		LabelSelector: selector.String(),
 		Limit:         int64(min(listPage, c.maxList+1)),
 	}
 	var out []*unstructured.Unstructured

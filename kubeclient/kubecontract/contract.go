@@ -69,6 +69,7 @@ var Scenarios = []Scenario{
 	{"DeletePropagation", deletePropagation},
 	{"DeleteUnknownPropagation", deleteUnknownPropagation},
 	{"ListByLabels", listByLabels},
+	{"ListRefusesInvalidLabels", listInvalidLabels},
 	{"ClusterScoped", clusterScoped},
 	{"UnknownKind", unknownKind},
 }

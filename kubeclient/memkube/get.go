@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8slabels "k8s.io/apimachinery/pkg/labels"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
 )
@@ -30,12 +31,17 @@ func (s *Store) Get(ctx context.Context, ref adapter.KubeRef) (*unstructured.Uns
 
 // List returns copies of the objects of ref's kind in ref.Namespace (every
 // namespace when empty) carrying every label given, sorted by namespace and
-// name; objects being deleted are listed too, as the API server does.
+// name; objects being deleted are listed too, as the API server does. A
+// label key or value Kubernetes does not accept is ErrInvalid, as from the
+// real client, which refuses it before any request.
 func (s *Store) List(ctx context.Context, ref adapter.KubeRef, labels map[string]string) ([]*unstructured.Unstructured, error) {
 	err := s.begin(ctx, Call{Verb: VerbList, Ref: ref, Labels: labels})
 	defer s.mu.Unlock()
 	if err != nil {
 		return nil, err
+	}
+	if _, err := k8slabels.ValidatedSelectorFromSet(labels); err != nil {
+		return nil, fmt.Errorf("%w: memkube: list %s: labels %q: %w", adapter.ErrInvalid, describe(ref), labels, err)
 	}
 	want, err := s.resolve(ref, false)
 	if err != nil {
