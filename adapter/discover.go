@@ -151,13 +151,22 @@ func (r *eventRun) matches(obj map[string]any, d *config.Discovery) bool {
 		return false
 	}
 	labels, _ := meta["labels"].(map[string]any)
-	for k, t := range d.BySelectors.LabelSelector {
-		want, err := r.template(&t)
+	for i := range d.BySelectors.Labels {
+		k, want, err := r.label(&d.BySelectors.Labels[i])
 		if err != nil || labels[k] != want {
 			return false
 		}
 	}
 	return true
+}
+
+// label renders a selector label's key and value.
+func (r *eventRun) label(l *config.Label) (key, value string, err error) {
+	if key, err = r.template(&l.Key); err != nil {
+		return "", "", err
+	}
+	value, err = r.template(&l.Value)
+	return key, value, err
 }
 
 // manifestStatus finds status.resourceStatus.manifests[] for obj by name,

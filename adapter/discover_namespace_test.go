@@ -5,7 +5,8 @@ import (
 )
 
 // A nested discovery's namespace is a template rendered per event, and "*"
-// matches any namespace (testdata/task-nested-namespace.yaml).
+// matches any namespace; a label selector's keys are templates as its
+// values are (testdata/task-nested-namespace.yaml).
 func TestNestedDiscoveryNamespace(t *testing.T) {
 	h := newHarness(t, "")
 	h.useTask("testdata/task-nested-namespace.yaml")
@@ -20,6 +21,8 @@ func TestNestedDiscoveryNamespace(t *testing.T) {
 			"literalNamespace":   true, // the cluster id is "x"
 			"otherNamespace":     false,
 			"clusterScoped":      true,
+			"templatedLabelKey":  true, // its key renders x.io/owner
+			"otherLabelKey":      false,
 		} {
 			if found[name] != want {
 				t.Errorf("event %d: resources.%s present = %v, want %v", i+1, name, found[name], want)

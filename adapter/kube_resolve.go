@@ -99,11 +99,13 @@ func (r *eventRun) kubeDiscovery(b *bundle) error {
 		if ns == "*" {
 			k.read.Namespace = ""
 		}
-		k.selector = make(map[string]string, len(d.BySelectors.LabelSelector))
-		for key, t := range d.BySelectors.LabelSelector {
-			if k.selector[key], err = r.template(&t); err != nil {
+		k.selector = make(map[string]string, len(d.BySelectors.Labels))
+		for i := range d.BySelectors.Labels {
+			key, value, err := r.label(&d.BySelectors.Labels[i])
+			if err != nil {
 				return err
 			}
+			k.selector[key] = value
 		}
 		return nil
 	}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -79,11 +80,25 @@ func compileDiscovery(l *errorList, d *Discovery, path string) {
 		l.add(path, "needs by_name or by_selectors")
 	}
 	if d.BySelectors != nil {
-		for k, v := range d.BySelectors.LabelSelector {
-			v.Path = path + ".by_selectors.label_selector." + k
-			compileText(l, &v)
-			d.BySelectors.LabelSelector[k] = v
+		compileSelectors(l, d.BySelectors, path+".by_selectors.label_selector")
+	}
+}
+
+// compileSelectors compiles every label's key and value as templates into
+// s.Labels, sorted by key source. An empty key is an error.
+func compileSelectors(l *errorList, s *Selectors, path string) {
+	s.Labels = s.Labels[:0]
+	for _, k := range slices.Sorted(maps.Keys(s.LabelSelector)) {
+		v := s.LabelSelector[k]
+		v.Path = path + "." + k
+		compileText(l, &v)
+		s.LabelSelector[k] = v
+		key := Text{Src: k, Path: path + "." + k + " (key)"}
+		if k == "" {
+			l.add(key.Path, "label key is empty")
 		}
+		compileText(l, &key)
+		s.Labels = append(s.Labels, Label{Key: key, Value: v})
 	}
 }
 

@@ -284,8 +284,16 @@ type Discovery struct {
 
 // Selectors select by labels.
 type Selectors struct {
+	// LabelSelector maps label keys to values; both are templates.
 	LabelSelector map[string]Text `yaml:"label_selector"`
+
+	// Labels is LabelSelector compiled, sorted by key source.
+	Labels []Label `yaml:"-"`
 }
+
+// Label is one label of a selector: its key and its value, both templates
+// rendered for each event, as hyperfleet-adapter renders them.
+type Label struct{ Key, Value Text }
 
 // NestedDiscovery promotes one manifest of the bundle to resources.<name> in
 // CEL, enriched with its conditions and statusFeedback.
