@@ -221,6 +221,9 @@ func (r *eventRun) template(t *config.Text) (string, error) {
 	if t == nil || t.T == nil {
 		return "", nil
 	}
+	if t.T.IsLiteral() { // no context: a literal costs nothing
+		return t.T.ExecuteContext(context.Background(), nil, r.now)
+	}
 	ctx, cancel := r.renderContext()
 	defer cancel()
 	s, err := t.T.ExecuteContext(ctx, r.data, r.now)
