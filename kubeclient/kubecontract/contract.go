@@ -59,6 +59,7 @@ var Scenarios = []Scenario{
 	{"CreateThenGet", createThenGet},
 	{"CreateExisting", createExisting},
 	{"CreateWhileDeleting", createWhileDeleting},
+	{"CreateRefusesInvalidNamesAndLabels", createInvalid},
 	{"ApplyInPlace", applyInPlace},
 	{"ApplyMissing", applyMissing},
 	{"ApplyWhileDeleting", applyWhileDeleting},

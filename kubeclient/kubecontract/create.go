@@ -1,8 +1,12 @@
 package kubecontract
 
 import (
+	"errors"
 	"maps"
+	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
 )
@@ -80,4 +84,44 @@ func createWhileDeleting(t *testing.T, h Harness) {
 	if again.GetUID() == old.GetUID() {
 		t.Errorf("the object created after the deletion has the old uid %q", old.GetUID())
 	}
+}
+
+// createInvalid: an object whose name its kind does not accept, or with a
+// label Kubernetes does not accept, is ErrInvalid (422) naming the value,
+// and nothing is written; an invalid label in an Apply is refused too.
+func createInvalid(t *testing.T, h Harness) {
+	ctx := testContext(t, h)
+	run := unique("invalid")
+	cases := []struct {
+		name  string
+		obj   *unstructured.Unstructured
+		names string
+	}{
+		{"a ConfigMap name with an underscore", ConfigMap(h.Namespace, run+"_x", "fp", nil, nil), run + "_x"},
+		{"a ConfigMap name with upper case", ConfigMap(h.Namespace, run+"-X", "fp", nil, nil), run + "-X"},
+		{"a Namespace name with a dot", Namespace(run+".x", "fp", nil), run + ".x"},
+		{"a label value with a comma", ConfigMap(h.Namespace, run+"-label", "fp", nil, map[string]string{LabelRun: "a,b"}), "a,b"},
+		{"a label key with a space", ConfigMap(h.Namespace, run+"-key", "fp", nil, map[string]string{"a b": "x"}), "a b"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Cleanup(func() { cleanup(t, h, RefOf(c.obj)) }) // were it written
+			_, err := h.Kube.Create(ctx, c.obj)
+			wantErr(t, "Create of "+c.name, err, adapter.ErrInvalid)
+			if err != nil && !strings.Contains(err.Error(), c.names) {
+				t.Errorf("Create of %s: error does not name %q: %v", c.name, c.names, err)
+			}
+			if _, err := h.Kube.Get(ctx, RefOf(c.obj)); !errors.Is(err, adapter.ErrNotFound) {
+				t.Errorf("after the refused Create of %s, Get: %v, want ErrNotFound", c.name, err)
+			}
+		})
+	}
+	t.Run("an Apply with a label value with a comma", func(t *testing.T) {
+		live := mustCreate(t, ctx, h, ConfigMap(h.Namespace, run+"-apply", "fp", nil, map[string]string{LabelRun: run}))
+		_, err := h.Kube.Apply(ctx, ConfigMap(h.Namespace, run+"-apply", "fp", nil, map[string]string{LabelRun: "a,b"}))
+		wantErr(t, "Apply with an invalid label", err, adapter.ErrInvalid)
+		if got := mustGet(t, ctx, h, RefOf(live)); got.GetLabels()[LabelRun] != run {
+			t.Errorf("the refused Apply wrote labels %v", got.GetLabels())
+		}
+	})
 }

@@ -18,7 +18,8 @@ import (
 // status and server-set metadata stay. resourceVersion is bumped, and
 // generation when anything outside metadata and status changed. It never
 // creates (ErrNotFound) and refuses an object being deleted
-// (ErrUnderDeletion), writing nothing then.
+// (ErrUnderDeletion), or labels Kubernetes does not accept (ErrInvalid),
+// writing nothing then.
 func (s *Store) Apply(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	ref := refOf(obj)
 	err := s.begin(ctx, Call{Verb: VerbApply, Ref: ref})
@@ -36,6 +37,9 @@ func (s *Store) Apply(ctx context.Context, obj *unstructured.Unstructured) (*uns
 	}
 	if live.GetDeletionTimestamp() != nil {
 		return nil, fmt.Errorf("%w: memkube: apply %s: 409, it is being deleted", adapter.ErrUnderDeletion, describe(ref))
+	}
+	if err := validate(VerbApply, obj); err != nil {
+		return nil, err
 	}
 	next := merged(live, obj)
 	if !reflect.DeepEqual(body(live), body(next)) {

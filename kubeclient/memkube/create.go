@@ -12,7 +12,9 @@ import (
 
 // Create stores a copy of obj with a new uid, resourceVersion, generation 1
 // and creationTimestamp, and returns it. An object of that name, being
-// deleted or not, makes it ErrAlreadyExists and nothing is written.
+// deleted or not, makes it ErrAlreadyExists and nothing is written. A name
+// its kind does not accept, or a label Kubernetes does not accept, is
+// ErrInvalid (the API server's 422; see validate).
 func (s *Store) Create(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	ref := refOf(obj)
 	err := s.begin(ctx, Call{Verb: VerbCreate, Ref: ref})
@@ -22,6 +24,9 @@ func (s *Store) Create(ctx context.Context, obj *unstructured.Unstructured) (*un
 	}
 	k, err := s.resolve(ref, true)
 	if err != nil {
+		return nil, err
+	}
+	if err := validate(VerbCreate, obj); err != nil {
 		return nil, err
 	}
 	if old, ok := s.objects[k]; ok {

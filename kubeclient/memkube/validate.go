@@ -1,0 +1,48 @@
+package memkube
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+)
+
+// validate refuses, as the API server does with 422, an object whose name
+// its kind does not accept (a Namespace's is a DNS label, a Service's a
+// DNS-1035 label, every other kind's a DNS subdomain) or whose labels
+// Kubernetes does not accept. The error is ErrInvalid naming the value.
+func validate(verb string, obj *unstructured.Unstructured) error {
+	var msgs []string
+	if verb == VerbCreate {
+		name := obj.GetName()
+		if errs := nameRule(obj.GetKind())(name); len(errs) > 0 {
+			msgs = append(msgs, fmt.Sprintf("metadata.name %q: %s", name, strings.Join(errs, ", ")))
+		}
+	}
+	for k, v := range obj.GetLabels() {
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			msgs = append(msgs, fmt.Sprintf("metadata.labels key %q: %s", k, strings.Join(errs, ", ")))
+		}
+		if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
+			msgs = append(msgs, fmt.Sprintf("metadata.labels %q value %q: %s", k, v, strings.Join(errs, ", ")))
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: memkube: %s %s: 422, %s", adapter.ErrInvalid, verb, describe(refOf(obj)), strings.Join(msgs, "; "))
+}
+
+// nameRule is the API server's validation of a kind's object names.
+func nameRule(kind string) func(string) []string {
+	switch kind {
+	case "Namespace":
+		return validation.IsDNS1123Label
+	case "Service":
+		return validation.IsDNS1035Label
+	}
+	return validation.IsDNS1123Subdomain
+}
