@@ -81,7 +81,7 @@ func startInProcess(ctx context.Context, f stacktest.Files, cpuProfile, memProfi
 	pipeline, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info, Maestro: m.Maestro(maestro), View: bundleView,
 		API: m.API(hyperfleetapi.New(hyperfleetapi.Options{BaseURL: api.BaseURL, Version: api.Version,
 			Timeout: api.Timeout.D(), RetryAttempts: api.RetryAttempts, RetryBackoff: api.RetryBackoff})),
-		Logger: alog})
+		Logger: alog, Config: cfg.Adapter.Values()})
 	if err != nil {
 		cancel()
 		return nil, err
