@@ -34,7 +34,10 @@ const replicaConsumers = 10
 // (redeletes), at most the bounded number of times. A cluster still not
 // converged must be one the agent provably lost (agentLostDeletion); the
 // test then applies the operator's remedy, restarting that agent, and the
-// cluster must converge. The log says how many needed it.
+// cluster must converge. The log says how many needed it. A converged
+// cluster whose generation-2 Job does not show must be one whose old Job
+// the agent orphaned (orphanedJob); the test deletes that Job and restarts
+// the agent, and the Job must then show.
 //
 // The clusters are spread over ten consumers, each served by its own real
 // `maestro agent` (twenty bundles each), as hosted clusters spread over
@@ -114,7 +117,7 @@ func recreateAndConverge(t *testing.T, st *stack, consumers []string) {
 	lost, unexplained := []string{}, agentLost.unexplained(pending)
 	for _, id := range pending {
 		if why := unexplained[id]; why != nil {
-			t.Errorf("cluster %s not converged: %v (last status %v)", id, why, api.LastStatus(id))
+			t.Errorf("cluster %s not converged: %v (last status %v)\n%s", id, why, api.LastStatus(id), agentLost.describe(id))
 			continue
 		}
 		lost = append(lost, id)
@@ -146,22 +149,14 @@ func recreateAndConverge(t *testing.T, st *stack, consumers []string) {
 	// the resync's deletions and the new bundles at once (a Job was seen
 	// created 23 s after its bundle reached the agent), so each cluster's
 	// generation-2 Job gets jobWait to show.
-	deadline := time.Now().Add(jobWait)
+	var converged []string
 	for _, id := range ids {
-		if slices.Contains(pending, id) {
-			continue
+		if !slices.Contains(pending, id) {
+			converged = append(converged, id)
 		}
-		for {
-			_, gen, deleting, err := jobState(kc, "validate-"+id)
-			if err == nil && gen == "2" && !deleting {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Errorf("cluster %s: Job generation %q, deleting %v (%v) %v after convergence", id, gen, deleting, err, jobWait)
-				break
-			}
-			time.Sleep(time.Second)
-		}
+	}
+	if stale := waitJobs(kc, converged, jobWait); len(stale) > 0 {
+		healOrphans(t, kc, agentLost, stale)
 	}
 	eventually(t, 60*time.Second, "the queue drained (no event lost or stuck)", func() error {
 		return queueEmpty(topic + "-e2e")
@@ -174,6 +169,62 @@ func recreateAndConverge(t *testing.T, st *stack, consumers []string) {
 // jobWait bounds how long after convergence the replica tests wait for the
 // agent to have applied every generation-2 Job.
 const jobWait = 2 * time.Minute
+
+// waitJobs waits up to wait for the validation Job of every cluster of ids
+// to be at generation 2 and not deleting, and returns the clusters whose
+// Job is not.
+func waitJobs(kc *kubernetes.Clientset, ids []string, wait time.Duration) []string {
+	deadline := time.Now().Add(wait)
+	var stale []string
+	for _, id := range ids {
+		for {
+			_, gen, deleting, err := jobState(kc, "validate-"+id)
+			if err == nil && gen == "2" && !deleting {
+				break
+			}
+			if time.Now().After(deadline) {
+				stale = append(stale, id)
+				break
+			}
+			time.Sleep(time.Second)
+		}
+	}
+	return stale
+}
+
+// healOrphans handles the converged clusters whose generation-2 Job did
+// not show: each must be one whose old Job the agent orphaned
+// (orphanedJob), else the test fails with what is known of it. For
+// the orphans it applies the operator's remedy, deleting the orphaned Job
+// and restarting its agent (whose apply of the new bundle then starts
+// without the backoff the failed updates built up), and each cluster's
+// generation-2 Job must then show within jobWait.
+func healOrphans(t *testing.T, kc *kubernetes.Clientset, agentLost *lostDeletions, stale []string) {
+	t.Helper()
+	var orphans, agents []string
+	for _, id := range stale {
+		if err := agentLost.orphanedJob(id); err != nil {
+			t.Errorf("cluster %s: no generation-2 Job %v after convergence: %v\n%s", id, jobWait, err, agentLost.describe(id))
+			continue
+		}
+		t.Logf("cluster %s: the agent orphaned its generation-1 Job (remedy: delete it, restart the agent)\n%s", id, agentLost.describe(id))
+		if err := kc.BatchV1().Jobs("default").Delete(t.Context(), "validate-"+id, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Fatalf("delete orphaned job validate-%s: %v", id, err)
+		}
+		orphans = append(orphans, id)
+		if c := agentLost.placement[id]["consumer"].(string); !slices.Contains(agents, c) {
+			agents = append(agents, c)
+		}
+	}
+	if len(orphans) == 0 {
+		return
+	}
+	restartAgents(t, agents)
+	for _, id := range waitJobs(kc, orphans, jobWait) {
+		t.Errorf("cluster %s: no generation-2 Job %v after its orphaned Job was deleted and its agent restarted\n%s",
+			id, jobWait, agentLost.describe(id))
+	}
+}
 
 // maxAgentRestarts bounds the operator's remedy in the replica tests.
 const maxAgentRestarts = 3
@@ -207,7 +258,7 @@ func healByRestarts(t *testing.T, api *hyperfleetAPI, send func(string, int), pl
 		lost = lost[:0]
 		for _, id := range pending {
 			if why := unexplained[id]; why != nil {
-				t.Errorf("cluster %s not converged after restart %d: %v (last status %v)", id, restart, why, api.LastStatus(id))
+				t.Errorf("cluster %s not converged after restart %d: %v (last status %v)\n%s", id, restart, why, api.LastStatus(id), agentLost.describe(id))
 				continue
 			}
 			lost = append(lost, id)
@@ -443,4 +494,45 @@ func jobGeneration(job *batchv1.Job) string {
 		}
 	}
 	return ""
+}
+
+// orphanedJob returns nil when cluster id's stale Job is provably one the
+// agent orphaned: Maestro holds the generation-2 bundle (not deleting, so
+// the adapter's recreation is done: it deleted the old bundle once and
+// created this one on Maestro's 404), while the cluster still runs the
+// generation-1 Job, not deleting, owned by no AppliedManifestWork the
+// agent now has for the bundle: its owner was the old bundle's, which the
+// agent deleted without deleting the Job (it deletes only what that
+// AppliedManifestWork's status records as applied), and Kubernetes'
+// garbage collector has not collected it. The agent's update of the Job to
+// generation 2 then fails, a Job's pod template being immutable.
+func (l *lostDeletions) orphanedJob(id string) error {
+	consumer := l.placement[id]["consumer"].(string)
+	work, err := l.mc.Get(l.t.Context(), consumer, id+"-validation")
+	if err != nil {
+		return fmt.Errorf("new bundle: %w", err)
+	}
+	if work.DeletionTimestamp != nil || work.Annotations["hyperfleet.io/generation"] != "2" {
+		return fmt.Errorf("bundle %s-validation is not the new bundle (deletion %v, generation %q)",
+			id, work.DeletionTimestamp, work.Annotations["hyperfleet.io/generation"])
+	}
+	job, err := l.kc.BatchV1().Jobs("default").Get(l.t.Context(), "validate-"+id, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("job: %w", err)
+	}
+	if gen := jobGeneration(job); gen != "1" || job.DeletionTimestamp != nil {
+		return fmt.Errorf("job generation %q, deletion %v: not the old Job left running", gen, job.DeletionTimestamp)
+	}
+	current, err := appliedWorks(l, string(work.UID))
+	if err != nil {
+		return err
+	}
+	for _, owner := range job.OwnerReferences {
+		for _, a := range current {
+			if owner.UID == a.UID {
+				return fmt.Errorf("job is owned by the bundle's current AppliedManifestWork %s: not orphaned", a.Name)
+			}
+		}
+	}
+	return nil
 }
