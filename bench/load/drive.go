@@ -43,9 +43,10 @@ func (d *driver) close() {
 
 // outcome is one event's fate.
 type outcome struct {
-	latency time.Duration
-	st      status
-	err     error
+	latency   time.Duration
+	published time.Time
+	st        status
+	err       error
 }
 
 // send publishes one event for cluster i and waits for its status report.
@@ -71,7 +72,7 @@ func (d *driver) send(ctx context.Context, i int) outcome {
 	defer t.Stop()
 	select {
 	case st := <-f.done:
-		return outcome{latency: st.at.Sub(f.published), st: st}
+		return outcome{latency: st.at.Sub(f.published), published: f.published, st: st}
 	case <-t.C:
 		d.api.forget(id, f)
 		return outcome{err: errLost}
@@ -87,6 +88,7 @@ var errLost = errors.New("no status reported in time")
 type tally struct {
 	mu        sync.Mutex
 	latencies []time.Duration
+	sent      []time.Time    // when each of latencies' events was published
 	ops       map[string]int // "bundle operation/state" -> count
 	available int
 	lost      int
@@ -115,6 +117,7 @@ func (t *tally) add(o outcome) {
 		return
 	}
 	t.latencies = append(t.latencies, o.latency)
+	t.sent = append(t.sent, o.published)
 	if end := o.st.at; end.After(t.end) {
 		t.end = end
 	}
@@ -147,9 +150,7 @@ func (t *tally) percentile(p float64) float64 {
 	}
 	s := slices.Clone(t.latencies)
 	slices.Sort(s)
-	i := int(p/100*float64(len(s))+0.5) - 1
-	i = max(0, min(i, len(s)-1))
-	return float64(s[i]) / float64(time.Millisecond)
+	return ms(rank(s, p))
 }
 
 // closedLoop keeps window events in flight, cycling over the clusters from

@@ -301,7 +301,17 @@ func (r *results) markdown() string {
 		}
 		fmt.Fprintf(&b, " %s: %s;", p.Name, others)
 	}
-	b.WriteString("\n\n")
+	b.WriteString("\n")
+	for _, p := range r.Phases {
+		if strings.HasPrefix(p.Name, "latency") && len(p.Timeline) > 0 {
+			fmt.Fprintf(&b, "\nWorst seconds of %s (by p99; second of publication: events, p50 / p99 / max ms):", p.Name)
+			for _, s := range worstSeconds(p.Timeline, 5) {
+				fmt.Fprintf(&b, " %d s: %d, %s / %s / %s;", s.At, s.Events, num(s.P50MS), num(s.P99MS), num(s.MaxMS))
+			}
+			fmt.Fprintf(&b, " collections: adapter %s (pauses %s ms), harness %d.\n", num(p.AdapterGCs), num(p.AdapterGCPauseMS), p.HarnessGCs)
+		}
+	}
+	b.WriteString("\n")
 	return b.String()
 }
 

@@ -29,6 +29,7 @@ type harness struct {
 // snapshot is the counters read at the start and end of a phase.
 type snapshot struct {
 	at         time.Time
+	gcs        uint32 // the harness's collections (runtime.MemStats.NumGC)
 	metrics    stacktest.Metrics
 	adapterCPU float64
 	maestroCPU float64
@@ -46,6 +47,9 @@ type snapshot struct {
 
 func (h *harness) snapshot() (snapshot, error) {
 	s := snapshot{at: time.Now()}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	s.gcs = ms.NumGC
 	var err error
 	if s.metrics, err = stacktest.Scrape(h.ad.metricsURL()); err != nil {
 		return s, fmt.Errorf("scrape adapter metrics: %w", err)
@@ -110,7 +114,18 @@ type phase struct {
 	Outcomes            map[string]int `json:"bundle_outcomes"`
 	BadStatuses         int            `json:"bad_statuses"`
 	FirstProblem        string         `json:"first_problem,omitempty"`
+	// AdapterGCs and AdapterGCPauseMS are the adapter's collections in the
+	// phase and their stop-the-world pauses (go_gc_duration_seconds);
+	// HarnessGCs the harness's own, whose API timestamps the statuses.
+	AdapterGCs       float64 `json:"adapter_gcs"`
+	AdapterGCPauseMS float64 `json:"adapter_gc_pause_ms"`
+	HarnessGCs       uint32  `json:"harness_gcs"`
+	// Timeline is the latencies by second of publication (timeline.go).
+	Timeline []second `json:"timeline,omitempty"`
 }
+
+// gcPauses is the Go collector's summary of stop-the-world pauses.
+const gcPauses = "go_gc_duration_seconds"
 
 func (h *harness) measure(name string, fn func() *tally) (*phase, error) {
 	before, err := h.snapshot()
@@ -142,6 +157,10 @@ func (h *harness) measure(name string, fn func() *tally) (*phase, error) {
 		APICalls:            after.apiCalls - before.apiCalls, APIConns: after.apiConns - before.apiConns,
 		PGSessions: after.pgSessions - before.pgSessions,
 		Available:  t.available, Outcomes: t.ops, BadStatuses: t.bad, FirstProblem: t.firstBad,
+		Timeline:         t.timeline(),
+		AdapterGCs:       after.metrics.Sum(gcPauses+"_count") - before.metrics.Sum(gcPauses+"_count"),
+		AdapterGCPauseMS: 1000 * (after.metrics.Sum(gcPauses+"_sum") - before.metrics.Sum(gcPauses+"_sum")),
+		HarnessGCs:       after.gcs - before.gcs,
 	}
 	if t.firstErr != nil {
 		p.FirstProblem = t.firstErr.Error()
