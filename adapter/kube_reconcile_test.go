@@ -23,6 +23,8 @@ type kubeHarness struct {
 	api  *apistub.Stub
 	now  time.Time
 	task *config.TaskConfig
+	// fields are event data fields a test case sets up.
+	fields map[string]any
 }
 
 func newKubeHarness(t *testing.T) *kubeHarness {
@@ -232,13 +234,21 @@ func TestKubeFailures(t *testing.T) {
 				}
 			}
 		}, 1, adapter.ReasonKubernetesError, adapter.Retry, "resource cfg: discovery.by_selectors map[app:settings cluster:x] matched 2 ConfigMap objects (ns-x/settings, ns-x/settings-copy)"},
+		{"selector keys rendering alike with different values", func(h *kubeHarness) {
+			h.fields = map[string]any{"clusterLabel": "app"}
+		}, 1, adapter.ReasonRenderFailed, adapter.Retry, `discovery.by_selectors.label_selector: two keys render to "app", with values "settings" and "x"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newKubeHarness(t)
 			tt.setup(h)
-			res := h.event(nil)
+			res := h.event(h.fields)
 			o := res.Bundles[tt.bundle]
+			for _, c := range h.kube.Calls() {
+				if tt.reason == adapter.ReasonRenderFailed && c.Ref.Kind == "ConfigMap" {
+					t.Errorf("call %s %+v: a resource that failed to render is neither read nor written", c.Verb, c.Ref)
+				}
+			}
 			if o.State != adapter.StateFailed || o.Reason != tt.reason || !strings.Contains(o.Error, tt.errHas) {
 				t.Errorf("outcome %s/%s %s %q, want failed %s containing %q", o.Operation, o.State, o.Reason, o.Error, tt.reason, tt.errHas)
 			}

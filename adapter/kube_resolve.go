@@ -105,6 +105,11 @@ func (r *eventRun) kubeDiscovery(b *bundle) error {
 			if err != nil {
 				return err
 			}
+			if prev, dup := k.selector[key]; dup && prev != value {
+				// One would silently replace the other and widen the
+				// selector to objects the config did not ask for.
+				return fmt.Errorf("discovery.by_selectors.label_selector: two keys render to %q, with values %q and %q", key, prev, value)
+			}
 			k.selector[key] = value
 		}
 		return nil
