@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -71,7 +72,9 @@ func viewMemory(tb testing.TB, n int) int64 {
 			raw := &w.Spec.Workload.Manifests[j].Raw
 			*raw = bytes.ReplaceAll(*raw, []byte("cluster-"), []byte("cluster-"+id[:8]+"-"))
 		}
-		v.Observe(v.Begin(), w.Namespace, w.Name, w)
+		// The consumer as the adapter passes it: a string of its own,
+		// rendered for each event (DeepCopy shares the fixture's).
+		v.Observe(v.Begin(), strings.Clone(w.Namespace), w.Name, w)
 	}
 	held := heap() - before
 	runtime.KeepAlive(v)

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"strings"
 	"time"
 
 	workv1 "open-cluster-management.io/api/work/v1"
@@ -21,24 +22,24 @@ func (v *View) Begin() Token {
 // the view forgot this bundle or was dropped after t, or the entry changed
 // after t: the answer may be older than what the view learned since.
 func (v *View) Observe(t Token, consumer, name string, work *workv1.ManifestWork) {
-	k := key{consumer, name}
 	if work == nil {
 		v.Forget(consumer, name)
 		return
 	}
-	e, ok := v.newEntry(work, v.clock())
+	k := keyOf(consumer, strings.Clone(name))
+	e, ok := v.newEntry(work, v.since(v.clock()))
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if !ok {
 		v.forget(k)
 		return
 	}
-	if uint64(t) < v.dropped || v.entries[k].seq > uint64(t) {
+	if cur := v.entries[k]; uint64(t) < v.dropped || (cur != nil && cur.seq > uint64(t)) {
 		return
 	}
 	v.seq++
 	e.seq = v.seq
-	v.entries[k] = e
+	v.entries[k] = &e
 	if v.observed++; v.observed%sweepEvery == 0 {
 		v.sweep(e.read)
 	}
@@ -50,7 +51,7 @@ func (v *View) Observe(t Token, consumer, name string, work *workv1.ManifestWork
 func (v *View) Forget(consumer, name string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.forget(key{consumer, name})
+	v.forget(keyOf(consumer, strings.Clone(name)))
 }
 
 // forget replaces the entry of k with a marker carrying the new seq, which
@@ -58,7 +59,7 @@ func (v *View) Forget(consumer, name string) {
 // no entry. Caller holds v.mu.
 func (v *View) forget(k key) {
 	v.seq++
-	v.entries[k] = entry{gone: true, seq: v.seq, read: v.clock()}
+	v.entries[k] = &entry{gone: true, seq: v.seq, read: v.since(v.clock())}
 }
 
 // sweepEvery is how many stored reads pass between two sweeps.
@@ -69,9 +70,9 @@ const sweepEvery = 1024
 // delete) would otherwise stay in memory. A read still in flight from
 // before a swept marker must not store either, so dropped moves up to the
 // marker's seq. Caller holds v.mu.
-func (v *View) sweep(now time.Time) {
+func (v *View) sweep(now time.Duration) {
 	for k, e := range v.entries {
-		if now.Sub(e.read) > v.maxAge {
+		if now-e.read > v.maxAge {
 			delete(v.entries, k)
 			if e.gone {
 				v.dropped = max(v.dropped, e.seq)

@@ -48,7 +48,7 @@ func (f *feeding) Create(ctx context.Context, consumer string, work *workv1.Mani
 	if work != nil {
 		f.v.Forget(consumer, work.Name)
 		if err == nil {
-			f.v.unbury(key{consumer, work.Name})
+			f.v.unbury(keyOf(consumer, work.Name))
 		}
 	}
 	return w, err

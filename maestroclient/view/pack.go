@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	workv1 "open-cluster-management.io/api/work/v1"
@@ -20,8 +21,8 @@ import (
 // the view packed: an adapter's bundles come from a few templates and share
 // most of their text (field names, conditions, manifests, feedback rules),
 // which a bundle deflated alone has to spell out again. Against it a
-// bundle the real agent reported on takes 424 bytes on the heap instead of
-// 1,196 (BenchmarkViewMemory). The dictionary
+// bundle the real agent reported on took 424 bytes on the heap instead of
+// 1,196 (BenchmarkViewMemory; 293 since the entry keeps digests, view.go). The dictionary
 // never changes once set (every entry decodes against it); bundles unlike
 // it only compress as they would without one.
 
@@ -68,10 +69,10 @@ func (v *View) dictionaryRaw() []byte {
 var readers = sync.Pool{New: func() any { return flate.NewReader(bytes.NewReader(nil)) }}
 
 // pack encodes work as deflated JSON against the view's dictionary.
-func (v *View) pack(work *workv1.ManifestWork) ([]byte, error) {
+func (v *View) pack(work *workv1.ManifestWork) (string, error) {
 	raw, err := json.Marshal(work)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	d := v.dictionaryFor(raw)
 	var b bytes.Buffer
@@ -79,22 +80,22 @@ func (v *View) pack(work *workv1.ManifestWork) ([]byte, error) {
 	defer d.writers.Put(w)
 	w.Reset(&b)
 	if _, err := w.Write(raw); err != nil {
-		return nil, err
+		return "", err
 	}
 	if err := w.Close(); err != nil {
-		return nil, err
+		return "", err
 	}
-	return bytes.Clone(b.Bytes()), nil
+	return b.String(), nil // a string: 8 bytes less in every entry than a slice
 }
 
 var inflated = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // inflate passes what pack deflated against dict, as JSON, to decode; the
 // JSON is only valid during the call.
-func inflate(dict, packed []byte, decode func(raw []byte) error) error {
+func inflate(dict []byte, packed string, decode func(raw []byte) error) error {
 	r := readers.Get().(io.ReadCloser)
 	defer readers.Put(r)
-	if err := r.(flate.Resetter).Reset(bytes.NewReader(packed), dict); err != nil {
+	if err := r.(flate.Resetter).Reset(strings.NewReader(packed), dict); err != nil {
 		return err
 	}
 	buf := inflated.Get().(*bytes.Buffer)
@@ -110,7 +111,7 @@ func inflate(dict, packed []byte, decode func(raw []byte) error) error {
 }
 
 // unpack decodes what pack encoded into a new ManifestWork.
-func (v *View) unpack(packed []byte) (*workv1.ManifestWork, error) {
+func (v *View) unpack(packed string) (*workv1.ManifestWork, error) {
 	var work workv1.ManifestWork
 	if err := inflate(v.dictionaryRaw(), packed, func(raw []byte) error { return json.Unmarshal(raw, &work) }); err != nil {
 		return nil, err
@@ -124,7 +125,7 @@ func (v *View) unpack(packed []byte) (*workv1.ManifestWork, error) {
 // fields the type marshalled), without the typed work in between: pack's
 // JSON is the typed work's own encoding, and ToUnstructured follows that
 // encoding (apimachinery checks it against a JSON round trip).
-func (v *View) unpackObject(packed []byte) (map[string]any, error) {
+func (v *View) unpackObject(packed string) (map[string]any, error) {
 	var obj map[string]any
 	if err := inflate(v.dictionaryRaw(), packed, func(raw []byte) (err error) { obj, err = decodeObject(raw); return err }); err != nil {
 		return nil, err

@@ -122,7 +122,7 @@ func TestPackDictionarySetOnce(t *testing.T) {
 	base := Fixture(t)
 	v := New(Options{Synced: true})
 	const n = 64
-	packed := make([][]byte, n)
+	packed := make([]string, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {

@@ -1,10 +1,10 @@
 package view
 
 import (
+	"strings"
+
 	"k8s.io/apimachinery/pkg/types"
 	workv1 "open-cluster-management.io/api/work/v1"
-
-	"github.com/bundle-adapter/bundle-adapter/bundles"
 )
 
 // Subscribed is called when the status stream is (re)subscribed: status
@@ -44,7 +44,7 @@ func (v *View) Status(work *workv1.ManifestWork) {
 		v.forgetUID(work.UID)
 		return
 	}
-	k := key{work.Namespace, work.Name}
+	k := keyOf(work.Namespace, strings.Clone(work.Name)) // a key holds nothing of the event
 	v.history(k, work)
 	v.mu.RLock()
 	e, ok := v.entries[k]
@@ -52,7 +52,7 @@ func (v *View) Status(work *workv1.ManifestWork) {
 	if !ok || e.gone {
 		return
 	}
-	next, fresh := v.withStatus(e, work)
+	next, fresh := v.withStatus(*e, work)
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if cur, still := v.entries[k]; !still || cur.seq != e.seq {
@@ -66,7 +66,7 @@ func (v *View) Status(work *workv1.ManifestWork) {
 	}
 	v.seq++
 	next.seq = v.seq
-	v.entries[k] = next
+	v.entries[k] = &next
 }
 
 // withStatus is e with the status of a stream event; false when the event
@@ -86,13 +86,13 @@ func (v *View) withStatus(e entry, work *workv1.ManifestWork) (entry, bool) {
 }
 
 func (e entry) sameSpec(got *workv1.ManifestWork) bool {
-	return e.generation == got.Generation && e.uid == got.UID &&
-		e.fingerprint == got.Annotations[bundles.FingerprintAnnotation]
+	return e.generation == got.Generation && e.spec == specSum(got)
 }
 
 func (v *View) forgetUID(uid types.UID) {
+	sum := uidOf(uid)
 	for k, e := range v.entries {
-		if !e.gone && e.uid == uid {
+		if !e.gone && e.uid == sum {
 			v.forget(k)
 		}
 	}

@@ -47,7 +47,7 @@ type tombstone struct {
 func (v *View) Tombstone(consumer, name string) (fingerprint string, confirmed time.Time, ok bool) {
 	v.tombMu.Lock()
 	defer v.tombMu.Unlock()
-	t, ok := v.tombstones[key{consumer, name}]
+	t, ok := v.tombstones[keyOf(consumer, name)]
 	if !ok || v.clock().Sub(t.confirmed) > adapter.RecreationMemory {
 		return "", time.Time{}, false
 	}
@@ -92,7 +92,7 @@ func (v *View) bury(k key, fingerprint string, now time.Time) {
 			return
 		}
 	}
-	k = key{strings.Clone(k.consumer), strings.Clone(k.name)}
+	k = key{k.consumer, strings.Clone(k.name)}
 	v.tombstones[k] = tombstone{fingerprint: strings.Clone(fingerprint), confirmed: now}
 }
 
