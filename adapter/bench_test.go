@@ -16,8 +16,9 @@ import (
 )
 
 // benchPipeline is the onprem example's pipeline against the in-memory
-// Maestro: the adapter's own cost per event, without network.
-func benchPipeline(b *testing.B) (*adapter.Pipeline, adapter.Event) {
+// Maestro: the adapter's own cost per event, without network. memo is
+// Options.FingerprintMemo.
+func benchPipeline(b *testing.B, memo int) (*adapter.Pipeline, adapter.Event) {
 	b.Helper()
 	task, err := config.LoadTaskConfig("../config/examples/onprem/task-config.yaml")
 	if err != nil {
@@ -33,7 +34,7 @@ func benchPipeline(b *testing.B) (*adapter.Pipeline, adapter.Event) {
 	}
 	store := memmaestro.New(memmaestro.Options{})
 	p, err := adapter.New(adapter.Options{Task: task, Adapter: config.AdapterInfo{Name: "bench"}, Maestro: store, API: api,
-		LookupEnv: func(string) (string, bool) { return "", false }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		FingerprintMemo: memo, LookupEnv: func(string) (string, bool) { return "", false }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -52,9 +53,16 @@ func benchPipeline(b *testing.B) (*adapter.Pipeline, adapter.Event) {
 }
 
 // BenchmarkUnchangedEvent: the common case, a resent event whose bundles are
-// unchanged (two reads, no write, status PUT).
-func BenchmarkUnchangedEvent(b *testing.B) {
-	p, ev := benchPipeline(b)
+// unchanged (one read, no write, status PUT; the fingerprints remembered,
+// so no render).
+func BenchmarkUnchangedEvent(b *testing.B) { benchUnchanged(b, 0) }
+
+// BenchmarkUnchangedEventNoMemo: the same without the fingerprint memo:
+// both bundles rendered and fingerprinted on every event.
+func BenchmarkUnchangedEventNoMemo(b *testing.B) { benchUnchanged(b, -1) }
+
+func benchUnchanged(b *testing.B, memo int) {
+	p, ev := benchPipeline(b, memo)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

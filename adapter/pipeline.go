@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/bundle-adapter/bundle-adapter/bundles"
 	"github.com/bundle-adapter/bundle-adapter/config"
 )
 
@@ -62,6 +63,14 @@ type Options struct {
 	// see the Span* names), children of the span in Run's context. Nil
 	// (the default): no span is started and tracing costs nothing.
 	Tracer trace.Tracer
+	// FingerprintMemo is how many fingerprints of rendered bundles the
+	// pipeline remembers by their inputs (bundles.Memo), so that an event
+	// whose bundle inputs did not change decides without rendering; 0
+	// means bundles.DefaultMemoSize, a negative value turns it off. Only a
+	// manifest whose templates read nothing but paths of their data is
+	// remembered (config.Manifest.Reads): one that uses now, or reads its
+	// data whole, is rendered on every event.
+	FingerprintMemo int
 }
 
 // DefaultCELTimeout is the CEL evaluation timeout when Options.CELTimeout
@@ -91,6 +100,9 @@ type Pipeline struct {
 	tracer          trace.Tracer
 
 	recreations *recreations // seen pending, for reporting only (recreations.go)
+
+	memo      *bundles.Memo                   // nil: off
+	memoReads map[*config.Resource][][]string // the maestro resources memo keys cover
 }
 
 // New checks the options and returns a pipeline.
@@ -130,7 +142,26 @@ func New(o Options) (*Pipeline, error) {
 	if p.templateTimeout <= 0 {
 		p.templateTimeout = DefaultTemplateTimeout
 	}
+	if o.FingerprintMemo >= 0 {
+		p.memo, p.memoReads = bundles.NewMemo(o.FingerprintMemo), memoReads(o.Task)
+	}
 	return p, nil
+}
+
+// memoReads are the data paths of every maestro resource whose manifest
+// reads only paths of its data (config.Manifest.Reads).
+func memoReads(task *config.TaskConfig) map[*config.Resource][][]string {
+	out := map[*config.Resource][][]string{}
+	for i := range task.Resources {
+		res := &task.Resources[i]
+		if res.IsKubernetes() || res.Manifest == nil || res.Manifest.Compiled == nil {
+			continue
+		}
+		if paths, ok := res.Manifest.Compiled.Reads(); ok {
+			out[res] = paths
+		}
+	}
+	return out
 }
 
 // Run processes one event through params, preconditions, bundles and post.

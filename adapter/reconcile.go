@@ -32,6 +32,9 @@ type bundle struct {
 	fingerprint string
 	renderErr   error
 	rendered    bool
+	// memoed: fingerprint came from the pipeline's memo (desiredFingerprint)
+	// and tree was not rendered; render renders it when a write needs it.
+	memoed bool
 
 	out Outcome
 }
@@ -45,7 +48,7 @@ func (r *eventRun) reconcile(ctx context.Context, b *bundle) {
 		return
 	}
 	b.out = Outcome{Name: b.res.Name, Consumer: b.consumer, WorkName: b.workName}
-	d, err := decide(b.obs, func() (string, error) { return r.render(b) }, r.rules(ctx, b))
+	d, err := decide(b.obs, func() (string, error) { return r.desiredFingerprint(b) }, r.rules(ctx, b))
 	b.out.Operation = d.op
 	if err != nil {
 		r.fail(b, reasonFor(err), err)
@@ -74,10 +77,11 @@ func (r *eventRun) reconcile(ctx context.Context, b *bundle) {
 			r.create(ctx, b, OpRecreate, old)
 		}
 	}
-	if !b.rendered && d.op != OpDelete {
-		// Report the desired fingerprint while a recreation is pending too;
-		// a render failure changes nothing here (nothing is written).
-		_, _ = r.render(b)
+	if d.op != OpDelete {
+		// Report the desired fingerprint while a recreation is pending too
+		// (rendered or remembered once per event); a render failure
+		// changes nothing here (nothing is written).
+		_, _ = r.desiredFingerprint(b)
 	}
 	r.recall(b)
 	r.logOutcome(ctx, b)
@@ -111,6 +115,41 @@ func (r *eventRun) creationSkipped(b *bundle) {
 		r.adapter["skipReason"] = b.res.Name + ": lifecycle.create.when is false"
 	}
 	r.log.Info("bundle creation skipped", "bundle", b.res.Name, "reason", "lifecycle.create.when is false")
+}
+
+// desiredFingerprint is the fingerprint of the desired bundle, for a
+// decision: remembered from an earlier render of the same inputs when the
+// pipeline's memo has it (bundles.Memo), so an unchanged bundle is not
+// rendered at all; otherwise rendered (and remembered when the render
+// succeeds). A write renders the tree itself (render), whatever this
+// returned.
+func (r *eventRun) desiredFingerprint(b *bundle) (string, error) {
+	if b.rendered || b.memoed {
+		b.out.Fingerprint = b.fingerprint
+		return b.fingerprint, b.renderErr
+	}
+	key, keyed := r.memoKey(b)
+	if keyed {
+		if fp, ok := r.p.memo.Get(key); ok {
+			b.memoed, b.fingerprint, b.out.Fingerprint = true, fp, fp
+			return fp, nil
+		}
+	}
+	fp, err := r.render(b)
+	if keyed && err == nil {
+		r.p.memo.Put(key, fp)
+	}
+	return fp, err
+}
+
+// memoKey is the memo's key for b's render now (bundles.MemoKeyOf), false
+// when the pipeline has no memo or b's manifest reads more than its paths.
+func (r *eventRun) memoKey(b *bundle) (bundles.MemoKey, bool) {
+	paths, ok := r.p.memoReads[b.res]
+	if r.p.memo == nil || !ok {
+		return bundles.MemoKey{}, false
+	}
+	return bundles.MemoKeyOf([]string{b.res.Name, b.workName, b.consumer}, paths, r.data)
 }
 
 // render renders the desired bundle once per event and returns its fingerprint.
@@ -309,6 +348,10 @@ func (r *eventRun) create(ctx context.Context, b *bundle, op Operation, replaced
 }
 
 func (r *eventRun) update(ctx context.Context, b *bundle) {
+	if _, err := r.render(b); err != nil {
+		r.fail(b, reasonFor(err), err)
+		return
+	}
 	base, err := b.obs.fullWork()
 	if err != nil {
 		r.fail(b, reasonFor(err), err)

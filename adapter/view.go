@@ -129,7 +129,7 @@ func (r *eventRun) allUnchanged(ctx context.Context, bs []*bundle, works []*work
 			r.bundles[b.res.Name] = b.out.celValue()
 			continue
 		}
-		d, err := decide(b.obs, func() (string, error) { return r.render(b) }, r.rules(ctx, b))
+		d, err := decide(b.obs, func() (string, error) { return r.desiredFingerprint(b) }, r.rules(ctx, b))
 		if err != nil || d.op != OpUnchanged {
 			ok = false
 			break
