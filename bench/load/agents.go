@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -27,11 +28,19 @@ const agentsCommand = "agents"
 // agent is connected.
 const agentsReady = "agents ready"
 
+// agentsCollect, written to the agents process's stdin, makes it collect
+// its heap (runtime.GC); it answers agentsCollected on stdout when done.
+const (
+	agentsCollect   = "collect"
+	agentsCollected = "collected"
+)
+
 // agentsProcess is the simulated agents running as a child process.
 type agentsProcess struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	done  chan error
+	cmd       *exec.Cmd
+	stdin     io.WriteCloser
+	done      chan error
+	collected chan struct{} // an agentsCollected line arrived
 }
 
 // startAgentsProcess runs this binary's agents subcommand for consumers and
@@ -100,15 +109,21 @@ func startChild(ctx context.Context, cmd *exec.Cmd, logPath string, timeout time
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("agents process: %w", err)
 	}
-	p := &agentsProcess{cmd: cmd, stdin: stdin, done: make(chan error, 1)}
+	p := &agentsProcess{cmd: cmd, stdin: stdin, done: make(chan error, 1), collected: make(chan struct{}, 1)}
 	ready := make(chan bool, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		ok := false
 		for sc.Scan() {
-			if sc.Text() == agentsReady && !ok {
+			switch {
+			case sc.Text() == agentsReady && !ok:
 				ok = true
 				ready <- true
+			case sc.Text() == agentsCollected:
+				select {
+				case p.collected <- struct{}{}:
+				default:
+				}
 			}
 		}
 		if !ok {
@@ -135,6 +150,24 @@ func startChild(ctx context.Context, cmd *exec.Cmd, logPath string, timeout time
 
 func (p *agentsProcess) pid() int { return p.cmd.Process.Pid }
 
+// collect makes the child collect its heap now and waits until it has (at
+// most timeout). With GOGC=off its collector runs only at the memory
+// limit: after the create phase's garbage that can come at any moment,
+// about a second of CPU at 100,000 bundles; collected before the measured
+// phases, the heap is what the agents hold and the limit is gigabytes
+// away, so no collection lands in them.
+func (p *agentsProcess) collect(timeout time.Duration) error {
+	if _, err := io.WriteString(p.stdin, agentsCollect+"\n"); err != nil {
+		return fmt.Errorf("agents process: collect: %w", err)
+	}
+	select {
+	case <-p.collected:
+		return nil
+	case <-time.After(timeout):
+		return fmt.Errorf("agents process: no %q within %s", agentsCollected, timeout)
+	}
+}
+
 // stop closes the child's stdin (it stops its agents and exits) and kills
 // it after 10 s.
 func (p *agentsProcess) stop() {
@@ -145,6 +178,20 @@ func (p *agentsProcess) stop() {
 		_ = p.cmd.Process.Kill()
 		<-p.done
 	}
+}
+
+// serveStdin answers the harness's lines on in until it closes: each
+// agentsCollect collects the heap and writes agentsCollected to out;
+// other lines are ignored.
+func serveStdin(in io.Reader, out io.Writer) error {
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		if sc.Text() == agentsCollect {
+			runtime.GC()
+			fmt.Fprintln(out, agentsCollected)
+		}
+	}
+	return sc.Err()
 }
 
 // runAgentsCommand is `bench-load agents`: it starts one simulated agent
@@ -172,10 +219,7 @@ func runAgentsCommand(args []string) int {
 	defer stopAgents(agents)
 	fmt.Println(agentsReady)
 	eof := make(chan error, 1)
-	go func() {
-		_, err := io.Copy(io.Discard, os.Stdin)
-		eof <- err
-	}()
+	go func() { eof <- serveStdin(os.Stdin, os.Stdout) }()
 	select {
 	case <-ctx.Done():
 	case err := <-eof:

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -15,7 +16,8 @@ import (
 
 // childEnv makes this test binary act as a stand-in for the agents
 // subcommand (TestMain): "ready" prints agentsReady and waits for stdin to
-// close, "exit" fails at once, "silent" waits for stdin without a word.
+// close, "exit" fails at once, "silent" waits for stdin without a word,
+// "serve" is ready and answers stdin as the agents command does.
 const childEnv = "BENCH_LOAD_TEST_CHILD"
 
 func TestMain(m *testing.M) {
@@ -31,6 +33,10 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	case "silent":
 		_, _ = os.Stdin.Read(make([]byte, 1))
+		os.Exit(0)
+	case "serve": // the agents command's stdin protocol, without agents
+		fmt.Println(agentsReady)
+		_ = serveStdin(os.Stdin, os.Stdout)
 		os.Exit(0)
 	}
 }
@@ -77,6 +83,48 @@ func TestStartChild(t *testing.T) {
 				t.Errorf("child did not exit by itself: %v", p.cmd.ProcessState)
 			}
 		})
+	}
+}
+
+// The agents command collects its heap on each collect line and says so;
+// other lines are ignored.
+func TestServeStdin(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var out strings.Builder
+	if err := serveStdin(strings.NewReader("hello\ncollect\ncollect\n"), &out); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if got := out.String(); got != "collected\ncollected\n" {
+		t.Errorf("answered %q, want two collected lines", got)
+	}
+	if n := after.NumGC - before.NumGC; n < 2 {
+		t.Errorf("%d collections, want at least 2", n)
+	}
+}
+
+// collect waits for the child's answer, and names the line it missed from
+// a child that does not answer.
+func TestCollectChild(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "agents.log")
+	p, err := startChild(context.Background(), child(t, "serve"), log, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := p.collect(time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.stop()
+	mute, err := startChild(context.Background(), child(t, "ready"), log, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mute.stop()
+	if err := mute.collect(2 * time.Second); err == nil || !strings.Contains(err.Error(), agentsCollected) {
+		t.Errorf("collect from a child that does not answer: %v", err)
 	}
 }
 

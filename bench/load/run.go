@@ -23,7 +23,10 @@ type harness struct {
 	ad         adapterUnderTest
 	maestroPID int
 	agentsPID  int // 0 when the agents run in the harness's process
-	sourceID   string
+	// collectAgents collects the agents' heap (agentsProcess.collect; a
+	// runtime.GC with --agents inproc), before the measured phases.
+	collectAgents func() error
+	sourceID      string
 }
 
 // snapshot is the counters read at the start and end of a phase.
@@ -300,6 +303,21 @@ func run(ctx context.Context, o *options, log *slog.Logger) (*results, error) {
 	return res, nil
 }
 
+// collect collects the agents' heap before the measured phases (see
+// agentsProcess.collect) and logs how long it took; a failure is logged
+// and the run goes on.
+func (h *harness) collect() {
+	if h.collectAgents == nil {
+		return
+	}
+	start := time.Now()
+	if err := h.collectAgents(); err != nil {
+		h.log.Warn("the agents' heap was not collected before the measured phases", "error", err)
+		return
+	}
+	h.log.Info("collected the agents' heap before the measured phases", "took", time.Since(start).Round(time.Millisecond).String())
+}
+
 // startAgents starts one simulated agent per consumer, in a child process
 // (--agents process, logging to logPath) or in this one (--agents inproc).
 func (h *harness) startAgents(ctx context.Context, consumers []string, logPath string) (stop func(), err error) {
@@ -309,6 +327,7 @@ func (h *harness) startAgents(ctx context.Context, consumers []string, logPath s
 		if err != nil {
 			return nil, err
 		}
+		h.collectAgents = func() error { runtime.GC(); return nil }
 		return func() { stopAgents(agents) }, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
@@ -319,6 +338,7 @@ func (h *harness) startAgents(ctx context.Context, consumers []string, logPath s
 		return nil, err
 	}
 	h.agentsPID = p.pid()
+	h.collectAgents = func() error { return p.collect(time.Minute) }
 	h.log.Info("simulated agents started in their own process", "pid", h.agentsPID, "consumers", len(consumers), "log", logPath)
 	return p.stop, nil
 }
@@ -342,6 +362,7 @@ func (h *harness) phases(ctx context.Context, res *results) error {
 
 	res.SettleSeconds, res.Settled = h.settle(ctx, create.Creates)
 	res.WarmEvents, res.WarmSeconds = h.warm(ctx, n)
+	h.collect()
 
 	h.log.Info("unchanged phase: events for every cluster again and again", "for", o.unchangedFor, "window", o.window)
 	unchanged, err := h.measure("unchanged", func() *tally {
