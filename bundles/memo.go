@@ -193,6 +193,10 @@ func (w *memoWriter) tag(t byte) { w.buf = append(w.buf, t) }
 
 func (w *memoWriter) uint(u uint64) { w.buf = binary.AppendUvarint(w.buf, u) }
 
+func (w *memoWriter) unsigned(t byte, u uint64) {
+	w.buf = binary.AppendUvarint(append(w.buf, t), u)
+}
+
 func (w *memoWriter) int(t byte, i int64) {
 	w.buf = binary.AppendVarint(append(w.buf, t), i)
 }
@@ -239,26 +243,19 @@ func (w *memoWriter) value(v any) bool {
 	case int64:
 		w.int('8', x)
 	case uint:
-		w.tag('u')
-		w.uint(uint64(x))
+		w.unsigned('u', uint64(x))
 	case uint8:
-		w.tag('U')
-		w.uint(uint64(x))
+		w.unsigned('U', uint64(x))
 	case uint16:
-		w.tag('W')
-		w.uint(uint64(x))
+		w.unsigned('W', uint64(x))
 	case uint32:
-		w.tag('D')
-		w.uint(uint64(x))
+		w.unsigned('D', uint64(x))
 	case uint64:
-		w.tag('Q')
-		w.uint(x)
+		w.unsigned('Q', x)
 	case float32:
-		w.tag('g')
-		w.uint(uint64(math.Float32bits(x)))
+		w.unsigned('g', uint64(math.Float32bits(x)))
 	case float64:
-		w.tag('f')
-		w.uint(math.Float64bits(x))
+		w.unsigned('f', math.Float64bits(x))
 	case map[string]any:
 		if w.nodes+len(x) > memoMaxNodes { // before sorting the keys
 			return false
