@@ -18,6 +18,10 @@ import (
 // check); a render that failed is never remembered and fails again on the
 // next event.
 //
+// Keys do not name the templates, only what they read (MemoKeyOf): a Memo
+// serves one compiled task config, and a new config needs a new Memo (the
+// adapter keeps one per pipeline).
+//
 // A Memo holds at most its size of entries (about 60 bytes each); when full,
 // a new entry replaces an arbitrary one, which costs that bundle one render
 // on its next event. It is safe for concurrent use. The zero Memo and a nil
