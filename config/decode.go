@@ -389,3 +389,5 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+func reflectValue(p any) reflect.Value { return reflect.ValueOf(p).Elem() }

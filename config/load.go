@@ -2,12 +2,9 @@ package config
 
 import (
 	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/pflag"
-	"gopkg.in/yaml.v3"
 )
 
 // Files names the three config files of a deployment. Broker may be empty
@@ -30,12 +27,6 @@ type TaskOptions struct {
 	RefRoots  []RefRoot
 	CheckWork WorkChecker
 }
-
-// WorkChecker returns the paths ("spec.deleteOption.gracePeriodSeconds") of
-// the fields of a rendered ManifestWork that its Go type does not have.
-// Maestro drops such fields, and so does the adapter when it renders a
-// bundle; the load warns about each one so validate shows it.
-type WorkChecker func(work map[string]any) []string
 
 // Config is everything one deployment loaded, validated and compiled.
 type Config struct {
@@ -178,57 +169,3 @@ func LoadTaskConfigWith(path string, o TaskOptions) (*TaskConfig, error) {
 	cfg.Warnings = l.warns.sorted()
 	return cfg, l.result()
 }
-
-// readYAML reads a config file (a regular file of at most MaxFileBytes)
-// and parses its one YAML document, refusing aliases and merge keys that
-// expand past MaxYAMLNodes or MaxYAMLDepth before anything decodes them. A
-// file without a document, or whose document is null ("---", "null", "~"),
-// is an error.
-func readYAML(path string, l *errorList) (*yaml.Node, error) {
-	data, err := readFileBounded(path, MaxFileBytes)
-	if err != nil {
-		return nil, Errors{{File: path, Msg: fmt.Sprintf("cannot read: %v", err)}}
-	}
-	root, err := parseYAML(data)
-	if err != nil {
-		return nil, Errors{yamlFieldError(path, err)}
-	}
-	if root == nil || isEmptyDocument(root) {
-		return nil, Errors{{File: path, Msg: "file is empty (no YAML document, or a null one)"}}
-	}
-	l.lines[""] = 1
-	return root, nil
-}
-
-// yamlFieldError names the file and, when known, the line of a YAML error.
-func yamlFieldError(path string, err error) FieldError {
-	var ye *yamlError
-	if errors.As(err, &ye) {
-		return FieldError{File: path, Line: ye.Line, Msg: "invalid YAML: " + ye.Msg}
-	}
-	return FieldError{File: path, Msg: "invalid YAML: " + err.Error()}
-}
-
-func unwrapPathErr(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
-func (l *errorList) result() error {
-	if len(l.errs) == 0 {
-		return nil
-	}
-	return l.errs.sorted()
-}
-
-// isEmpty reports a task config that would do nothing at all.
-func (c *TaskConfig) isEmpty() bool {
-	noPost := c.Post == nil || (len(c.Post.Payloads) == 0 && len(c.Post.PostActions) == 0)
-	return len(c.Params) == 0 && len(c.Resources) == 0 && noPost
-}
-
-// Dir is the folder manifest refs of this task config resolve against.
-func (c *TaskConfig) Dir() string { return filepath.Dir(c.File) }

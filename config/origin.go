@@ -84,26 +84,3 @@ func literalOrigin(src string) (string, bool) {
 	}
 	return Origin(u), true
 }
-
-// apiCalls lists every api_call of the task config.
-func (c *TaskConfig) apiCalls() []*APICall {
-	var out []*APICall
-	for i := range c.Params {
-		if a := c.Params[i].Source.APICall; a != nil {
-			out = append(out, a)
-		}
-	}
-	for i := range c.Preconditions {
-		if a := c.Preconditions[i].APICall; a != nil {
-			out = append(out, a)
-		}
-	}
-	if c.Post != nil {
-		for i := range c.Post.PostActions {
-			if a := c.Post.PostActions[i].APICall; a != nil {
-				out = append(out, a)
-			}
-		}
-	}
-	return out
-}

@@ -88,3 +88,9 @@ func probeName(m *Manifest, path string) string {
 	}
 	return fmt.Sprintf("%s.manifest", path)
 }
+
+// WorkChecker returns the paths ("spec.deleteOption.gracePeriodSeconds") of
+// the fields of a rendered ManifestWork that its Go type does not have.
+// Maestro drops such fields, and so does the adapter when it renders a
+// bundle; the load warns about each one so validate shows it.
+type WorkChecker func(work map[string]any) []string

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"path/filepath"
+
 	"gopkg.in/yaml.v3"
 )
 
@@ -21,7 +23,7 @@ type TaskConfig struct {
 	// RefRoots map absolute manifest refs onto local folders (see refs).
 	RefRoots []RefRoot `yaml:"-"`
 
-	checkWork WorkChecker // see TaskOptions
+	checkWork WorkChecker `yaml:"-"` // see TaskOptions
 	// CEL is the environment every expression of this config was compiled in.
 	CEL *CELEnv `yaml:"-"`
 	// Warnings are the load warnings of the file (HyperFleet keys that mean
@@ -365,4 +367,36 @@ type PostAction struct {
 	When    *When      `yaml:"when"`
 	Log     *LogAction `yaml:"log"`
 	APICall *APICall   `yaml:"api_call"`
+}
+
+// isEmpty reports a task config that would do nothing at all.
+func (c *TaskConfig) isEmpty() bool {
+	noPost := c.Post == nil || (len(c.Post.Payloads) == 0 && len(c.Post.PostActions) == 0)
+	return len(c.Params) == 0 && len(c.Resources) == 0 && noPost
+}
+
+// Dir is the folder manifest refs of this task config resolve against.
+func (c *TaskConfig) Dir() string { return filepath.Dir(c.File) }
+
+// apiCalls lists every api_call of the task config.
+func (c *TaskConfig) apiCalls() []*APICall {
+	var out []*APICall
+	for i := range c.Params {
+		if a := c.Params[i].Source.APICall; a != nil {
+			out = append(out, a)
+		}
+	}
+	for i := range c.Preconditions {
+		if a := c.Preconditions[i].APICall; a != nil {
+			out = append(out, a)
+		}
+	}
+	if c.Post != nil {
+		for i := range c.Post.PostActions {
+			if a := c.Post.PostActions[i].APICall; a != nil {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
 }
