@@ -8,12 +8,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	workv1 "open-cluster-management.io/api/work/v1"
 
-	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
 // resolve renders a bundle's consumer and name. A bundle that cannot be
 // addressed is failed (RenderFailed) and is not read.
-func (r *eventRun) resolve(res *config.Resource) *bundle {
+func (r *eventRun) resolve(res *task.Resource) *bundle {
 	if res.IsKubernetes() {
 		return r.resolveKube(res)
 	}
@@ -113,7 +113,7 @@ func (r *eventRun) observeObject(b *bundle, work *workv1.ManifestWork, obj map[s
 
 // nested finds the manifest of an observed bundle that a nested discovery
 // names, enriched with that manifest's conditions and statusFeedback.
-func (r *eventRun) nested(work map[string]any, d *config.Discovery) map[string]any {
+func (r *eventRun) nested(work map[string]any, d *task.Discovery) map[string]any {
 	manifests, _ := lookupPath(work, "spec.workload.manifests").([]any)
 	for _, m := range manifests {
 		obj, ok := m.(map[string]any)
@@ -137,7 +137,7 @@ func (r *eventRun) nested(work map[string]any, d *config.Discovery) map[string]a
 // nested discovery names. The namespace is a template rendered for this
 // event; empty or "*" matches any namespace. A template that fails to
 // render matches nothing.
-func (r *eventRun) matches(obj map[string]any, d *config.Discovery) bool {
+func (r *eventRun) matches(obj map[string]any, d *task.Discovery) bool {
 	meta, _ := obj["metadata"].(map[string]any)
 	ns, err := r.template(&d.Namespace)
 	if err != nil || (ns != "" && ns != "*" && orEmptyString(meta["namespace"]) != ns) {
@@ -161,7 +161,7 @@ func (r *eventRun) matches(obj map[string]any, d *config.Discovery) bool {
 }
 
 // label renders a selector label's key and value.
-func (r *eventRun) label(l *config.Label) (key, value string, err error) {
+func (r *eventRun) label(l *task.Label) (key, value string, err error) {
 	if key, err = r.template(&l.Key); err != nil {
 		return "", "", err
 	}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
 // escalation re-sends the delete of a stalled deletion: an agent can lose a
@@ -37,8 +37,8 @@ type escalation struct {
 
 // escalationFor is the escalation of the rule behind op; a deleting bundle
 // without a rule gets the defaults.
-func escalationFor(lc *config.Lifecycle, op Operation) escalation {
-	rule := (*config.LifecycleRule)(nil)
+func escalationFor(lc *task.Lifecycle, op Operation) escalation {
+	rule := (*task.LifecycleRule)(nil)
 	switch {
 	case lc == nil:
 	case op == OpDelete:
@@ -46,7 +46,7 @@ func escalationFor(lc *config.Lifecycle, op Operation) escalation {
 	default:
 		rule = lc.Recreate
 	}
-	e := escalation{deadline: config.DefaultDeletionDeadline, attempts: config.DefaultRedeletes}
+	e := escalation{deadline: task.DefaultDeletionDeadline, attempts: task.DefaultRedeletes}
 	if rule != nil {
 		// A loaded rule has every field set; one built by hand may not.
 		if rule.DeletionDeadline > 0 {
@@ -58,7 +58,7 @@ func escalationFor(lc *config.Lifecycle, op Operation) escalation {
 		e.window = rule.RedeleteWindow.D()
 	}
 	if e.window <= 0 {
-		e.window = min(config.DefaultRedeleteWindow, e.deadline/2)
+		e.window = min(task.DefaultRedeleteWindow, e.deadline/2)
 	}
 	return e
 }

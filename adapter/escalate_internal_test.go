@@ -4,7 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
+	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
 // due opens one window per period, only for attempts 1..N, each ending
@@ -49,13 +50,13 @@ func TestEscalationWindows(t *testing.T) {
 // built without loading leaves out, never a zero window or deadline.
 func TestEscalationFor(t *testing.T) {
 	one := 1
-	lc := &config.Lifecycle{
-		Delete:   &config.LifecycleRule{DeletionDeadline: config.Duration(20 * time.Second), Redeletes: &one},
-		Recreate: &config.LifecycleRule{DeletionDeadline: config.Duration(time.Minute)},
+	lc := &task.Lifecycle{
+		Delete:   &task.LifecycleRule{DeletionDeadline: configfile.Duration(20 * time.Second), Redeletes: &one},
+		Recreate: &task.LifecycleRule{DeletionDeadline: configfile.Duration(time.Minute)},
 	}
 	tests := []struct {
 		name string
-		lc   *config.Lifecycle
+		lc   *task.Lifecycle
 		op   Operation
 		want escalation
 	}{

@@ -17,6 +17,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi/apistub"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
+	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
 var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
@@ -31,7 +32,7 @@ type harness struct {
 	batch bool
 	api   *apistub.Stub
 	now   time.Time
-	task  *config.TaskConfig
+	task  *task.TaskConfig
 	// logs, when set, receives the pipeline's log (debug and up).
 	logs io.Writer
 	// config is Options.Config (config.<path> param sources).

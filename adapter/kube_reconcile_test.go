@@ -14,6 +14,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi/apistub"
 	"github.com/bundle-adapter/bundle-adapter/kubeclient/memkube"
+	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
 // kubeHarness runs the real pipeline against the in-memory API server.
@@ -22,7 +23,7 @@ type kubeHarness struct {
 	kube *memkube.Store
 	api  *apistub.Stub
 	now  time.Time
-	task *config.TaskConfig
+	task *task.TaskConfig
 	// fields are event data fields a test case sets up.
 	fields map[string]any
 }

@@ -6,7 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/bundle-adapter/bundle-adapter/bundles"
-	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
 // kubeTarget is what a kubernetes resource (transport.client: kubernetes)
@@ -27,7 +27,7 @@ type kubeTarget struct {
 // is rendered here, before discovery, as its apiVersion and kind say what
 // to read; a resource that cannot be rendered or addressed is failed
 // (RenderFailed) and is not read.
-func (r *eventRun) resolveKube(res *config.Resource) *bundle {
+func (r *eventRun) resolveKube(res *task.Resource) *bundle {
 	b := &bundle{res: res, kube: &kubeTarget{}}
 	b.out = Outcome{Name: res.Name}
 	err := r.renderKube(b)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
 	"github.com/bundle-adapter/bundle-adapter/bundles"
+	"github.com/bundle-adapter/bundle-adapter/celenv"
 	"github.com/bundle-adapter/bundle-adapter/config"
 )
 
@@ -98,7 +99,7 @@ func TestExpensiveCELExpressionIsStopped(t *testing.T) {
 	res, took := h.limitsEvent(0, map[string]any{"items": bigList(3000)})
 	wantLimitFailure(t, h, res, "pairs", "preconditions[0].expression",
 		fmt.Sprintf("exceeded the CEL timeout of %v", adapter.DefaultCELTimeout),
-		fmt.Sprintf("exceeded the CEL cost limit of %d", config.CELCostLimit))
+		fmt.Sprintf("exceeded the CEL cost limit of %d", celenv.CELCostLimit))
 	if took > 5*time.Second {
 		t.Errorf("the event took %v: the evaluation was not bounded", took)
 	}
@@ -121,7 +122,7 @@ func TestCELCostLimitNamesTheLimit(t *testing.T) {
 	h := newLimitsHarness(t)
 	res, _ := h.limitsEvent(time.Minute, map[string]any{"blob": strings.Repeat("x", 11_000_000)})
 	wantLimitFailure(t, h, res, "needle", "preconditions[1].expression",
-		fmt.Sprintf("evaluation exceeded the CEL cost limit of %d and was stopped", config.CELCostLimit))
+		fmt.Sprintf("evaluation exceeded the CEL cost limit of %d and was stopped", celenv.CELCostLimit))
 }
 
 // A rendered bundle over bundles.MaxBundleBytes fails that bundle with an

@@ -9,6 +9,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi/apistub"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
+	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
 // An unchanged bundle whose inputs the memo remembers is not rendered: with
@@ -27,7 +28,7 @@ func TestMemoSkipsRender(t *testing.T) {
 		{name: "memo off: rendered", memo: -1, wantOp: adapter.OpUpdate},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			task, err := config.LoadTaskConfig("testdata/task-memo.yaml")
+			tc2, err := config.LoadTaskConfig("testdata/task-memo.yaml")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -35,16 +36,16 @@ func TestMemoSkipsRender(t *testing.T) {
 			api.Set("GET /api/hyperfleet/v1/clusters/x", apistub.Response{Status: 200,
 				Body: []byte(`{"id":"x","spec":{"region":"r1","zones":["a"],"owner":{"team":"t1"},"size":1},"labels":{}}`)})
 			now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-			p, err := adapter.New(adapter.Options{Task: task, Adapter: config.AdapterInfo{Name: "a"}, API: api, FingerprintMemo: tc.memo,
+			p, err := adapter.New(adapter.Options{Task: tc2, Adapter: config.AdapterInfo{Name: "a"}, API: api, FingerprintMemo: tc.memo,
 				Maestro: memmaestro.New(memmaestro.Options{AutoStatus: true}), Clock: func() time.Time { return now },
 				LookupEnv: func(string) (string, bool) { return "", false }})
 			if err != nil {
 				t.Fatal(err)
 			}
-			var clock *config.Resource
-			for i := range task.Resources {
-				if task.Resources[i].Name == "clock" {
-					clock = &task.Resources[i]
+			var clock *task.Resource
+			for i := range tc2.Resources {
+				if tc2.Resources[i].Name == "clock" {
+					clock = &tc2.Resources[i]
 				}
 			}
 			if p.MemoKeyed(clock) {
@@ -57,13 +58,13 @@ func TestMemoSkipsRender(t *testing.T) {
 					t.Fatal(res.Err())
 				}
 			}
-			other, err := config.CompileManifest("swapped", map[string]any{
+			other, err := task.CompileManifest("swapped", map[string]any{
 				"spec": map[string]any{"workload": map[string]any{"manifests": []any{map[string]any{
 					"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "swapped", "namespace": "default"}}}}}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			task.Resources[0].Manifest.Compiled = other
+			tc2.Resources[0].Manifest.Compiled = other
 			res := p.Run(context.Background(), ev)
 			if res.Err() != nil {
 				t.Fatal(res.Err())

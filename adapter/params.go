@@ -7,8 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/internal/boundedfile"
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
+	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
 // resolveParams binds every param in config order. A required param that is
@@ -30,14 +31,14 @@ func (r *eventRun) resolveParams(ctx context.Context) bool {
 		if err == nil {
 			v, err = convertParam(p, v)
 		}
-		fromEvent := p.Source.Kind == config.PathEvent
+		fromEvent := p.Source.Kind == task.PathEvent
 		if err == nil && fromEvent && p.Required && v == "" {
 			err = fmt.Errorf("required param %q is empty in the event (%s)", p.Name, p.Source.Path)
 		}
 		if err != nil && fromEvent {
 			r.result.InvalidEvent = true
 		}
-		if err != nil && !p.Required && (p.Source.Expression != nil && defaultable(err) || p.Source.Kind == config.PathParam) {
+		if err != nil && !p.Required && (p.Source.Expression != nil && defaultable(err) || p.Source.Kind == task.PathParam) {
 			// hyperfleet-adapter's rule for an optional param that cannot be
 			// evaluated (the data lacks what it reads): its default, or no
 			// value. API failures stay errors (retried).
@@ -64,7 +65,7 @@ func (r *eventRun) resolveParams(ctx context.Context) bool {
 
 // bindDefaults binds params that could not be resolved to their defaults
 // (or null), so post-processing still reports with sensible values.
-func (r *eventRun) bindDefaults(params []config.Param) {
+func (r *eventRun) bindDefaults(params []task.Param) {
 	for i := range params {
 		if r.vars[params[i].Name] != nil && params[i].Default == nil {
 			continue
@@ -84,7 +85,7 @@ func (e *missingEventField) Error() string {
 	return fmt.Sprintf("required param %q: the event has no %s", e.param, e.path)
 }
 
-func (r *eventRun) paramValue(ctx context.Context, p *config.Param) (any, error) {
+func (r *eventRun) paramValue(ctx context.Context, p *task.Param) (any, error) {
 	src := p.Source
 	var v any
 	switch {
@@ -106,12 +107,12 @@ func (r *eventRun) paramValue(ctx context.Context, p *config.Param) (any, error)
 		if v, err = readFileSource(src.File); err != nil {
 			return nil, fmt.Errorf("param %q: %w", p.Name, err)
 		}
-	case src.Kind == config.PathEnv:
+	case src.Kind == task.PathEnv:
 		if s, ok := r.p.env(src.Root); ok {
 			v = s
 			r.env[src.Root] = s
 		}
-	case src.Kind == config.PathParam:
+	case src.Kind == task.PathParam:
 		base := r.vars[src.Root]
 		if src.Field == "" {
 			v = base
@@ -121,9 +122,9 @@ func (r *eventRun) paramValue(ctx context.Context, p *config.Param) (any, error)
 			return nil, fmt.Errorf("param %q: %s is not an object (%T), cannot read %s from it", p.Name, src.Root, base, src.Path)
 		}
 		v = lookupPath(base, src.Field)
-	case src.Kind == config.PathConfig:
+	case src.Kind == task.PathConfig:
 		v = lookupPath(r.p.config, src.Field)
-	case src.Kind == config.PathAdapter:
+	case src.Kind == task.PathAdapter:
 		v = lookupPath(map[string]any{"name": r.p.info.Name, "version": r.p.info.Version}, src.Field)
 	default:
 		v = lookupPath(r.vars["event"], src.Field)
@@ -135,7 +136,7 @@ func (r *eventRun) paramValue(ctx context.Context, p *config.Param) (any, error)
 		v = p.Default
 	}
 	if v == nil && p.Required {
-		if src.Kind == config.PathEvent {
+		if src.Kind == task.PathEvent {
 			r.result.InvalidEvent = true
 			return nil, &missingEventField{param: p.Name, path: src.Path}
 		}
@@ -144,7 +145,7 @@ func (r *eventRun) paramValue(ctx context.Context, p *config.Param) (any, error)
 	return v, nil
 }
 
-func describeSource(s config.ParamSource) string {
+func describeSource(s task.ParamSource) string {
 	switch {
 	case s.Path != "":
 		return s.Path
@@ -159,8 +160,8 @@ func describeSource(s config.ParamSource) string {
 
 // readFileSource reads a file param: a regular file of at most
 // config.MaxFileBytes, trimmed unless trim is false.
-func readFileSource(f *config.FileSource) (string, error) {
-	data, err := boundedfile.Read(f.Path, config.MaxFileBytes)
+func readFileSource(f *task.FileSource) (string, error) {
+	data, err := boundedfile.Read(f.Path, configfile.MaxFileBytes)
 	if err != nil {
 		return "", fmt.Errorf("file %s: %w", f.Path, err)
 	}
@@ -192,7 +193,7 @@ func lookupPath(v any, path string) any {
 // "abc"), float finite numbers, bool true/false (yes/no, on/off, 1/0),
 // string scalars without control characters other than tab, CR and LF (an
 // object or list is not a string).
-func convertParam(p *config.Param, v any) (any, error) {
+func convertParam(p *task.Param, v any) (any, error) {
 	if v == nil || p.Type == "" {
 		return v, nil
 	}

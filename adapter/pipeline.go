@@ -12,13 +12,14 @@ import (
 
 	"github.com/bundle-adapter/bundle-adapter/bundles"
 	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
 // Options configures a Pipeline. Task and API are required; Maestro when
 // a resource of the task uses the maestro transport, Kube when one uses
 // the kubernetes transport.
 type Options struct {
-	Task    *config.TaskConfig
+	Task    *task.TaskConfig
 	Adapter config.AdapterInfo
 	Maestro Maestro
 	API     API
@@ -32,7 +33,7 @@ type Options struct {
 	Clock func() time.Time
 	// LookupEnv defaults to os.LookupEnv. Only variables the task config
 	// names are ever read: params' env.X sources and the env.X reads of
-	// CEL and templates (config.CELEnv.EnvVars); env holds only those. New
+	// CEL and templates (celenv.Env.EnvVars); env holds only those. New
 	// fails when a required one is not set.
 	LookupEnv func(string) (string, bool)
 	// Logger defaults to slog.Default().
@@ -84,7 +85,7 @@ const DefaultTemplateTimeout = time.Second
 // Pipeline runs the task config for one event at a time per resource key;
 // Run is safe for concurrent use on different events.
 type Pipeline struct {
-	task    *config.TaskConfig
+	task    *task.TaskConfig
 	info    config.AdapterInfo
 	maestro Maestro
 	kube    Kube
@@ -101,8 +102,8 @@ type Pipeline struct {
 
 	recreations *recreations // seen pending, for reporting only (recreations.go)
 
-	memo      *bundles.Memo                   // nil: off
-	memoReads map[*config.Resource][][]string // the maestro resources memo keys cover
+	memo      *bundles.Memo                 // nil: off
+	memoReads map[*task.Resource][][]string // the maestro resources memo keys cover
 }
 
 // New checks the options and returns a pipeline.
@@ -150,10 +151,10 @@ func New(o Options) (*Pipeline, error) {
 
 // memoReads are the data paths of every maestro resource whose manifest
 // reads only paths of its data (config.Manifest.Reads).
-func memoReads(task *config.TaskConfig) map[*config.Resource][][]string {
-	out := map[*config.Resource][][]string{}
-	for i := range task.Resources {
-		res := &task.Resources[i]
+func memoReads(tc *task.TaskConfig) map[*task.Resource][][]string {
+	out := map[*task.Resource][][]string{}
+	for i := range tc.Resources {
+		res := &tc.Resources[i]
 		if res.IsKubernetes() || res.Manifest == nil || res.Manifest.Compiled == nil {
 			continue
 		}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
 // runPost builds the payloads and runs the post actions. It always runs,
@@ -63,7 +63,7 @@ func (r *eventRun) bindPayload(name string, v any) {
 }
 
 // when evaluates an optional rule; an error is reported and counts as false.
-func (r *eventRun) when(ctx context.Context, w *config.When, phase, step string) bool {
+func (r *eventRun) when(ctx context.Context, w *task.When, phase, step string) bool {
 	if w == nil || w.Compiled == nil {
 		return true
 	}
@@ -84,7 +84,7 @@ func defaultable(err error) bool {
 }
 
 // build evaluates a compiled payload tree into plain JSON-able values.
-func (r *eventRun) build(ctx context.Context, n config.BuildNode) (any, error) {
+func (r *eventRun) build(ctx context.Context, n task.BuildNode) (any, error) {
 	switch {
 	case n.Expr != nil:
 		v, err := r.eval(ctx, n.Expr)

@@ -15,7 +15,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
 
+	"github.com/bundle-adapter/bundle-adapter/celenv"
 	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
 // benchMaestro is a map of bundles whose agent has reported them applied and
@@ -100,7 +102,7 @@ func (benchAPI) Do(_ context.Context, req APIRequest) (APIResponse, error) {
 // unchangedRun is the state of an unchanged event of the onprem example just
 // before its post phase: params, preconditions and both bundles done, with
 // observed bundles that the agent reported available.
-func unchangedRun(b testing.TB) (*eventRun, *config.Payload) {
+func unchangedRun(b testing.TB) (*eventRun, *task.Payload) {
 	b.Helper()
 	task, err := config.LoadTaskConfig("../config/examples/onprem/task-config.yaml")
 	if err != nil {
@@ -165,9 +167,9 @@ func BenchmarkPostPayload(b *testing.B) {
 // example's status payload, each once per iteration.
 func BenchmarkPostPayloadCEL(b *testing.B) {
 	r, pl := unchangedRun(b)
-	var exprs []*config.Expr
-	var walk func(n config.BuildNode)
-	walk = func(n config.BuildNode) {
+	var exprs []*celenv.Expr
+	var walk func(n task.BuildNode)
+	walk = func(n task.BuildNode) {
 		switch {
 		case n.Expr != nil:
 			exprs = append(exprs, n.Expr)

@@ -7,7 +7,8 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/task"
+	"github.com/bundle-adapter/bundle-adapter/tmpl"
 )
 
 // checkPreconditions runs the preconditions in order. The first one not met
@@ -51,7 +52,7 @@ func (r *eventRun) skip(reason string) {
 	r.log.Info("resources skipped", "reason", reason)
 }
 
-func (r *eventRun) precondition(ctx context.Context, pc *config.Precondition) (bool, error) {
+func (r *eventRun) precondition(ctx context.Context, pc *task.Precondition) (bool, error) {
 	r.logAction(pc.Log, "precondition", pc.Name)
 	if pc.APICall != nil {
 		body, err := r.callAPI(ctx, pc.APICall)
@@ -77,7 +78,7 @@ func (r *eventRun) precondition(ctx context.Context, pc *config.Precondition) (b
 // absent (or null) binds the capture's default, else null. Capture expressions see the response's top-level fields
 // and the whole response under the precondition's name
 // (has(clusterStatus.deleted_time)).
-func (r *eventRun) capture(ctx context.Context, pc *config.Precondition, resp any) error {
+func (r *eventRun) capture(ctx context.Context, pc *task.Precondition, resp any) error {
 	respVars := map[string]any{pc.Name: resp}
 	if m, ok := resp.(map[string]any); ok {
 		for k, v := range m {
@@ -111,7 +112,7 @@ func (r *eventRun) capture(ctx context.Context, pc *config.Precondition, resp an
 // A request the API client refuses (*RefusedError: the URL leaves the
 // configured API) makes the event invalid: the values that steered it came
 // from the event, and no redelivery can change them.
-func (r *eventRun) callAPI(ctx context.Context, c *config.APICall) ([]byte, error) {
+func (r *eventRun) callAPI(ctx context.Context, c *task.APICall) ([]byte, error) {
 	req, err := r.apiRequest(c)
 	if err != nil {
 		return nil, err
@@ -130,7 +131,7 @@ func (r *eventRun) callAPI(ctx context.Context, c *config.APICall) ([]byte, erro
 	return resp.Body, nil
 }
 
-func (r *eventRun) apiRequest(c *config.APICall) (APIRequest, error) {
+func (r *eventRun) apiRequest(c *task.APICall) (APIRequest, error) {
 	url, err := r.template(&c.URL)
 	if err != nil {
 		return APIRequest{}, err
@@ -140,7 +141,7 @@ func (r *eventRun) apiRequest(c *config.APICall) (APIRequest, error) {
 		return APIRequest{}, err
 	}
 	if body != "" {
-		if err := config.ValidJSONBody([]byte(body)); err != nil {
+		if err := tmpl.ValidJSONBody([]byte(body)); err != nil {
 			return APIRequest{}, fmt.Errorf("%s: %w; nothing was sent", c.Body.Path, err)
 		}
 	}
@@ -163,7 +164,7 @@ func (r *eventRun) apiRequest(c *config.APICall) (APIRequest, error) {
 
 // logAction writes a config log action (precondition or post action) at
 // its level; a message that cannot be rendered is logged as an error.
-func (r *eventRun) logAction(a *config.LogAction, kind, name string) {
+func (r *eventRun) logAction(a *task.LogAction, kind, name string) {
 	if a == nil {
 		return
 	}

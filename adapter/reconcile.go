@@ -12,14 +12,14 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/bundle-adapter/bundle-adapter/bundles"
-	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
 // bundle is one resource of the task config during one event: where it
 // lives, what was observed at pre-discovery, and (once rendered) what is
 // desired.
 type bundle struct {
-	res      *config.Resource
+	res      *task.Resource
 	consumer string
 	workName string
 	obs      observation
@@ -444,7 +444,7 @@ func (r *eventRun) deadline(b *bundle, op Operation) time.Duration {
 	case op != OpDelete && lc.Recreate != nil:
 		return lc.Recreate.DeletionDeadline.D()
 	}
-	return config.DefaultDeletionDeadline
+	return task.DefaultDeletionDeadline
 }
 
 func (r *eventRun) fail(b *bundle, reason string, err error) {

@@ -11,7 +11,8 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
 
-	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/celenv"
+	"github.com/bundle-adapter/bundle-adapter/tmpl"
 )
 
 // eventRun is the state of one event going through the pipeline.
@@ -70,7 +71,7 @@ func newRun(p *Pipeline, ev Event) *eventRun {
 	}
 	r.vars["event"], r.vars["env"], r.vars["metadata"] = event, r.env, meta
 	r.vars["resources"], r.vars["bundles"], r.vars["adapter"] = r.resources, r.bundles, r.adapter
-	r.vars[config.CELClockVar] = types.Timestamp{Time: r.now}
+	r.vars[celenv.CELClockVar] = types.Timestamp{Time: r.now}
 	r.activation, _ = interpreter.NewActivation(r.vars)
 	for _, v := range p.task.CEL.EnvVars() {
 		if s, ok := p.env(v.Name); ok {
@@ -115,7 +116,7 @@ var errCELTimeout = errors.New("CEL evaluation timeout")
 // evaluation stopped by either limit fails with an error saying which limit
 // and its value; every failure is a *celError naming the expression's YAML
 // path.
-func (r *eventRun) evalCEL(ctx context.Context, e *config.Expr, vars any) (ref.Val, error) {
+func (r *eventRun) evalCEL(ctx context.Context, e *celenv.Expr, vars any) (ref.Val, error) {
 	if m, ok := vars.(map[string]any); ok {
 		if act, err := interpreter.NewActivation(m); err == nil {
 			vars = clockActivation{Activation: act, now: types.Timestamp{Time: r.now}}
@@ -138,7 +139,7 @@ func (r *eventRun) evalCEL(ctx context.Context, e *config.Expr, vars any) (ref.V
 // evaluates without the timeout's context and timer, and a failure counts
 // as stopped, as under that context, when the event's context is done or
 // the timeout has passed.
-func (r *eventRun) evalUninterruptible(ctx context.Context, e *config.Expr, vars any) (ref.Val, error) {
+func (r *eventRun) evalUninterruptible(ctx context.Context, e *celenv.Expr, vars any) (ref.Val, error) {
 	deadline := time.Now().Add(r.p.celTimeout)
 	val, _, err := e.Program.Eval(vars)
 	if err != nil {
@@ -150,14 +151,14 @@ func (r *eventRun) evalUninterruptible(ctx context.Context, e *config.Expr, vars
 // celFailure is the *celError of a failed evaluation of e. stopped reports
 // whether the evaluation's context was done (its timeout, or the event
 // cancelled): such a failure is not a missing value either.
-func (r *eventRun) celFailure(e *config.Expr, err error, stopped func() bool) *celError {
+func (r *eventRun) celFailure(e *celenv.Expr, err error, stopped func() bool) *celError {
 	var cancelled interpreter.EvalCancelledError
 	limit := true
 	switch {
 	case errors.Is(err, errCELTimeout):
 		err = fmt.Errorf("evaluation exceeded the CEL timeout of %v and was stopped", r.p.celTimeout)
 	case errors.As(err, &cancelled) && cancelled.Cause == interpreter.CostLimitExceeded:
-		err = fmt.Errorf("evaluation exceeded the CEL cost limit of %d and was stopped", config.CELCostLimit)
+		err = fmt.Errorf("evaluation exceeded the CEL cost limit of %d and was stopped", celenv.CELCostLimit)
 	case errors.As(err, &cancelled) || stopped():
 		// cancelled (shutdown): not a missing value either
 	default:
@@ -174,14 +175,14 @@ type clockActivation struct {
 }
 
 func (a clockActivation) ResolveName(name string) (any, bool) {
-	if name == config.CELClockVar {
+	if name == celenv.CELClockVar {
 		return a.now, true
 	}
 	return a.Activation.ResolveName(name)
 }
 
 // eval evaluates a compiled expression against the event's variables.
-func (r *eventRun) eval(ctx context.Context, e *config.Expr) (any, error) {
+func (r *eventRun) eval(ctx context.Context, e *celenv.Expr) (any, error) {
 	val, err := r.evalCEL(ctx, e, r.activation)
 	if err != nil {
 		return nil, err
@@ -190,7 +191,7 @@ func (r *eventRun) eval(ctx context.Context, e *config.Expr) (any, error) {
 }
 
 // evalRule evaluates a rule that must yield a bool.
-func (r *eventRun) evalRule(ctx context.Context, e *config.Expr, what string) (bool, error) {
+func (r *eventRun) evalRule(ctx context.Context, e *celenv.Expr, what string) (bool, error) {
 	val, err := r.evalCEL(ctx, e, r.activation)
 	if err != nil {
 		return false, err
@@ -217,7 +218,7 @@ func (r *eventRun) phaseError(phase, step string, err error) {
 }
 
 // template renders a compiled text field with the event's data.
-func (r *eventRun) template(t *config.Text) (string, error) {
+func (r *eventRun) template(t *tmpl.Text) (string, error) {
 	if t == nil || t.T == nil {
 		return "", nil
 	}
@@ -234,7 +235,7 @@ func (r *eventRun) template(t *config.Text) (string, error) {
 }
 
 // execute runs a compiled template within the template timeout.
-func (r *eventRun) execute(t *config.Template) (string, error) {
+func (r *eventRun) execute(t *tmpl.Template) (string, error) {
 	ctx, cancel := r.renderContext()
 	defer cancel()
 	s, err := t.ExecuteContext(ctx, r.data, r.now)

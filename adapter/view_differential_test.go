@@ -19,6 +19,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi/apistub"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/view"
+	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
 // world is one Maestro with two replicas on it: A, the replica under test
@@ -30,7 +31,7 @@ type world struct {
 	store  *memmaestro.Store
 	view   *view.View // nil: A reads every event
 	api    *apistub.Stub
-	task   *config.TaskConfig
+	task   *task.TaskConfig
 	status map[string]string            // consumer/name -> status last broadcast
 	annots map[string]map[string]string // consumer/name -> annotations last broadcast
 }

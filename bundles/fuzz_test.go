@@ -14,7 +14,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
 // FuzzFingerprint checks the two promises of the fingerprint on arbitrary
@@ -42,7 +42,7 @@ func FuzzFingerprint(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		m, err := config.CompileManifestFile(file, data)
+		m, err := task.CompileManifestFile(file, data)
 		if err != nil {
 			continue
 		}

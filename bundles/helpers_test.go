@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
 var testNow = time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
@@ -19,14 +19,14 @@ func testParams() map[string]any {
 	}
 }
 
-func compileFixture(tb testing.TB, name string) *config.Manifest {
+func compileFixture(tb testing.TB, name string) *task.Manifest {
 	tb.Helper()
 	file := filepath.Join("testdata", name)
 	data, err := os.ReadFile(file)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	m, err := config.CompileManifestFile(file, data)
+	m, err := task.CompileManifestFile(file, data)
 	if err != nil {
 		tb.Fatal(err)
 	}

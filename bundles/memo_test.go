@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
 func mustKey(t *testing.T, id []string, paths [][]string, data map[string]any) MemoKey {
@@ -171,7 +171,7 @@ func TestMemoKeySound(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 1))
 	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	for _, src := range memoTemplates {
-		m, err := config.CompileManifest("m", map[string]any{"metadata": map[string]any{"name": "n"}, "data": map[string]any{"v": src}})
+		m, err := task.CompileManifest("m", map[string]any{"metadata": map[string]any{"name": "n"}, "data": map[string]any{"v": src}})
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
@@ -224,10 +224,10 @@ func FuzzMemoKey(f *testing.F) {
 		tree map[string]any
 		err  string
 	}
-	manifests := make([]*config.Manifest, len(memoTemplates))
+	manifests := make([]*task.Manifest, len(memoTemplates))
 	reads := make([][][]string, len(memoTemplates))
 	for i, src := range memoTemplates {
-		m, err := config.CompileManifest("m", map[string]any{"metadata": map[string]any{"name": "n"}, "data": map[string]any{"v": src}})
+		m, err := task.CompileManifest("m", map[string]any{"metadata": map[string]any{"name": "n"}, "data": map[string]any{"v": src}})
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -8,7 +8,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
+	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
 // Render executes the manifest with data (the event's params) and returns a
@@ -21,21 +22,21 @@ import (
 // A Tree manifest costs one map or slice per node plus the template
 // outputs. A Whole manifest is rendered as text and YAML-decoded: the
 // documented slow path.
-func Render(m *config.Manifest, data map[string]any, now time.Time) (map[string]any, error) {
+func Render(m *task.Manifest, data map[string]any, now time.Time) (map[string]any, error) {
 	return RenderContext(context.Background(), m, data, now)
 }
 
 // RenderContext is Render stopped when ctx is done: every template
 // execution checks ctx at its steps (see config.Template.ExecuteContext),
 // so a caller that gives up gets its goroutine back at once.
-func RenderContext(ctx context.Context, m *config.Manifest, data map[string]any, now time.Time) (map[string]any, error) {
+func RenderContext(ctx context.Context, m *task.Manifest, data map[string]any, now time.Time) (map[string]any, error) {
 	switch {
 	case m == nil:
 		return nil, errors.New("render: no manifest")
 	case m.Whole != nil:
 		return renderWhole(ctx, m, data, now)
 	}
-	out, err := config.ExecuteTree(ctx, m.Tree, data, now)
+	out, err := task.ExecuteTree(ctx, m.Tree, data, now)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +48,7 @@ func RenderContext(ctx context.Context, m *config.Manifest, data map[string]any,
 }
 
 // renderWhole renders a Whole manifest as text and decodes it as YAML.
-func renderWhole(ctx context.Context, m *config.Manifest, data map[string]any, now time.Time) (map[string]any, error) {
+func renderWhole(ctx context.Context, m *task.Manifest, data map[string]any, now time.Time) (map[string]any, error) {
 	name := m.Ref
 	if name == "" {
 		name = "manifest"
@@ -58,7 +59,7 @@ func renderWhole(ctx context.Context, m *config.Manifest, data map[string]any, n
 	}
 	// The same bounded decoder as config files: one document, aliases and
 	// merge keys expanded within config.MaxYAMLNodes and MaxYAMLDepth.
-	raw, err := config.DecodeYAML([]byte(text))
+	raw, err := configfile.DecodeYAML([]byte(text))
 	if err != nil {
 		return nil, fmt.Errorf("%s: rendered manifest is not valid YAML: %w", name, err)
 	}

@@ -5,16 +5,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
 // template50KB compiles a bundle template of ConfigMaps with templated names
 // and data, grown until its rendered canonical JSON reaches 50,000 bytes.
-func template50KB(b *testing.B) (*config.Manifest, map[string]any, int) {
+func template50KB(b *testing.B) (*task.Manifest, map[string]any, int) {
 	b.Helper()
 	params := testParams()
 	for n := 8; ; n += 4 {
-		m, err := config.CompileManifestFile("big.yaml", []byte(bigTemplate(n)))
+		m, err := task.CompileManifestFile("big.yaml", []byte(bigTemplate(n)))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/task"
 	"gopkg.in/yaml.v3"
 )
 
@@ -83,7 +83,7 @@ spec:
 	if err := yaml.Unmarshal([]byte(src), &raw); err != nil {
 		t.Fatal(err)
 	}
-	m, err := config.CompileManifest("resources[0].manifest", raw)
+	m, err := task.CompileManifest("resources[0].manifest", raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestRenderWhole(t *testing.T) {
 }
 
 func TestRenderWholeInvalidYAML(t *testing.T) {
-	m, err := config.CompileManifestFile("bad.yaml", []byte("kind: ManifestWork\nmetadata:\n  name: {{ .name }}\n"))
+	m, err := task.CompileManifestFile("bad.yaml", []byte("kind: ManifestWork\nmetadata:\n  name: {{ .name }}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,10 +187,10 @@ func TestRenderErrors(t *testing.T) {
 	if _, err := Render(nil, nil, testNow); err == nil {
 		t.Error("nil manifest rendered")
 	}
-	if _, err := Render(&config.Manifest{Tree: []any{}}, nil, testNow); err == nil {
+	if _, err := Render(&task.Manifest{Tree: []any{}}, nil, testNow); err == nil {
 		t.Error("non-map tree rendered")
 	}
-	m, err := config.CompileManifestFile("list.yaml", []byte("# {{ .x }}\n- a\n"))
+	m, err := task.CompileManifestFile("list.yaml", []byte("# {{ .x }}\n- a\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

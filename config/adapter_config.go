@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 	"gopkg.in/yaml.v3"
 )
 
@@ -19,7 +20,7 @@ type AdapterConfig struct {
 	Clients     Clients   `yaml:"clients"`
 	// Warnings are the load warnings of the file (keys accepted for
 	// compatibility that change nothing here); never an error.
-	Warnings Errors `yaml:"-"`
+	Warnings configfile.Errors `yaml:"-"`
 }
 
 // AdapterInfo names the adapter in status reports, logs and metrics.
@@ -60,17 +61,17 @@ type HyperfleetAPIConfig struct {
 	// ReadinessPath is what /readyz reads on BaseURL to tell the API
 	// answers (a status below 500). Default /api/hyperfleet, the API's
 	// metadata, which the real API serves without authentication.
-	ReadinessPath  string   `yaml:"readiness_path"`
-	AllowedOrigins []string `yaml:"allowed_origins"`
-	Version        string   `yaml:"version"`
-	Timeout        Duration `yaml:"timeout"`
-	RetryAttempts  int      `yaml:"retry_attempts"`
-	RetryBackoff   string   `yaml:"retry_backoff"`
+	ReadinessPath  string              `yaml:"readiness_path"`
+	AllowedOrigins []string            `yaml:"allowed_origins"`
+	Version        string              `yaml:"version"`
+	Timeout        configfile.Duration `yaml:"timeout"`
+	RetryAttempts  int                 `yaml:"retry_attempts"`
+	RetryBackoff   string              `yaml:"retry_backoff"`
 	// BaseDelay is the first retry delay (default 200ms) and MaxDelay caps
 	// every delay (default and ceiling MaxAPIRetryDelay; a larger value
 	// loads with a warning and the ceiling is used).
-	BaseDelay Duration `yaml:"base_delay"`
-	MaxDelay  Duration `yaml:"max_delay"`
+	BaseDelay configfile.Duration `yaml:"base_delay"`
+	MaxDelay  configfile.Duration `yaml:"max_delay"`
 	// DefaultHeaders are sent with every request to the configured API
 	// (base_url's origin), never to an allowed_origins origin, as the token
 	// is not; an api_call's own headers win. From the environment or a
@@ -88,8 +89,8 @@ const MaxAPIRetryDelay = 30 * time.Second
 // before the file is looked at again; zero (the default) looks at the file
 // (its modification time and size) on every request.
 type APIAuth struct {
-	TokenPath     string   `yaml:"token_path"`
-	TokenCacheTTL Duration `yaml:"token_cache_ttl"`
+	TokenPath     string              `yaml:"token_path"`
+	TokenCacheTTL configfile.Duration `yaml:"token_cache_ttl"`
 }
 
 // BrokerSubscription names what this adapter consumes. The queue (RabbitMQ)
@@ -107,20 +108,20 @@ type BrokerSubscription struct {
 // (consumer_write_burst, consumer_writes_per_second; see
 // maestroclient.WriteBudget): 0 means the default.
 type MaestroConfig struct {
-	GRPCServerAddress        string      `yaml:"grpc_server_address"`
-	HTTPServerAddress        string      `yaml:"http_server_address"`
-	SourceID                 string      `yaml:"source_id"`
-	ClientID                 string      `yaml:"client_id"`
-	Insecure                 bool        `yaml:"insecure"`
-	Timeout                  Duration    `yaml:"timeout"`
-	ServerHealthinessTimeout Duration    `yaml:"server_healthiness_timeout"`
-	RetryAttempts            int         `yaml:"retry_attempts"`
-	MaxConcurrentReads       int         `yaml:"max_concurrent_reads"`
-	ConsumerWritesPerSecond  float64     `yaml:"consumer_writes_per_second"`
-	ConsumerWriteBurst       int         `yaml:"consumer_write_burst"`
-	Keepalive                Keepalive   `yaml:"keepalive"`
-	Auth                     MaestroAuth `yaml:"auth"`
-	View                     MaestroView `yaml:"view"`
+	GRPCServerAddress        string              `yaml:"grpc_server_address"`
+	HTTPServerAddress        string              `yaml:"http_server_address"`
+	SourceID                 string              `yaml:"source_id"`
+	ClientID                 string              `yaml:"client_id"`
+	Insecure                 bool                `yaml:"insecure"`
+	Timeout                  configfile.Duration `yaml:"timeout"`
+	ServerHealthinessTimeout configfile.Duration `yaml:"server_healthiness_timeout"`
+	RetryAttempts            int                 `yaml:"retry_attempts"`
+	MaxConcurrentReads       int                 `yaml:"max_concurrent_reads"`
+	ConsumerWritesPerSecond  float64             `yaml:"consumer_writes_per_second"`
+	ConsumerWriteBurst       int                 `yaml:"consumer_write_burst"`
+	Keepalive                Keepalive           `yaml:"keepalive"`
+	Auth                     MaestroAuth         `yaml:"auth"`
+	View                     MaestroView         `yaml:"view"`
 }
 
 // MaestroView configures the watch-fed view of this source's bundles
@@ -129,16 +130,16 @@ type MaestroConfig struct {
 // Maestro request. MaxAge (default 5m) bounds how long a change no agent
 // reported on the status stream can go unseen; it never allows a write.
 type MaestroView struct {
-	Enabled bool     `yaml:"enabled"`
-	MaxAge  Duration `yaml:"max_age"`
+	Enabled bool                `yaml:"enabled"`
+	MaxAge  configfile.Duration `yaml:"max_age"`
 }
 
 // Keepalive configures gRPC keepalive pings to Maestro: a ping after Time
 // without activity, the connection closed when no answer comes within
 // Timeout. Zero Time (the default) sends no pings.
 type Keepalive struct {
-	Time    Duration `yaml:"time"`
-	Timeout Duration `yaml:"timeout"`
+	Time    configfile.Duration `yaml:"time"`
+	Timeout configfile.Duration `yaml:"timeout"`
 }
 
 // MaestroAuth selects how the adapter authenticates to Maestro: "tls" (mTLS
@@ -172,57 +173,57 @@ type TLSConfig struct {
 // bounds each request (0: the client's default) and FieldManager names the
 // server-side apply field manager (empty: the client's default).
 type KubernetesClient struct {
-	APIVersion     string   `yaml:"api_version"`
-	KubeConfigPath string   `yaml:"kube_config_path"`
-	Context        string   `yaml:"context"`
-	QPS            float64  `yaml:"qps"`
-	Burst          int      `yaml:"burst"`
-	Timeout        Duration `yaml:"timeout"`
-	FieldManager   string   `yaml:"field_manager"`
+	APIVersion     string              `yaml:"api_version"`
+	KubeConfigPath string              `yaml:"kube_config_path"`
+	Context        string              `yaml:"context"`
+	QPS            float64             `yaml:"qps"`
+	Burst          int                 `yaml:"burst"`
+	Timeout        configfile.Duration `yaml:"timeout"`
+	FieldManager   string              `yaml:"field_manager"`
 }
 
 func defaultAdapterConfig() AdapterConfig {
 	return AdapterConfig{
 		Log: LogConfig{Level: "info", Format: "json", Output: "stdout"},
 		Clients: Clients{
-			HyperfleetAPI: HyperfleetAPIConfig{Version: "v1", ReadinessPath: "/api/hyperfleet", Timeout: Duration(10e9), RetryAttempts: 3, RetryBackoff: "exponential"},
-			Maestro:       MaestroConfig{Timeout: Duration(10e9), RetryAttempts: 3},
+			HyperfleetAPI: HyperfleetAPIConfig{Version: "v1", ReadinessPath: "/api/hyperfleet", Timeout: configfile.Duration(10e9), RetryAttempts: 3, RetryBackoff: "exponential"},
+			Maestro:       MaestroConfig{Timeout: configfile.Duration(10e9), RetryAttempts: 3},
 		},
 	}
 }
 
-func (c *AdapterConfig) validate(l *errorList) {
+func (c *AdapterConfig) validate(l *configfile.ErrorList) {
 	if c.Info.Name == "" {
-		l.add("adapter.name", "is required")
+		l.Add("adapter.name", "is required")
 	}
-	oneOf(l, "log.level", c.Log.Level, "debug", "info", "warn", "error")
-	oneOf(l, "log.format", c.Log.Format, "json", "text")
-	oneOf(l, "log.output", c.Log.Output, "stdout", "stderr")
+	configfile.OneOf(l, "log.level", c.Log.Level, "debug", "info", "warn", "error")
+	configfile.OneOf(l, "log.format", c.Log.Format, "json", "text")
+	configfile.OneOf(l, "log.output", c.Log.Output, "stdout", "stderr")
 	api := c.Clients.HyperfleetAPI
 	if api.BaseURL != "" {
 		checkURL(l, "clients.hyperfleet_api.base_url", api.BaseURL)
 	}
 	if !strings.HasPrefix(api.ReadinessPath, "/") || strings.ContainsAny(api.ReadinessPath, "?#") {
-		l.add("clients.hyperfleet_api.readiness_path", "must be a path starting with /, without query or fragment, not %q", api.ReadinessPath)
+		l.Add("clients.hyperfleet_api.readiness_path", "must be a path starting with /, without query or fragment, not %q", api.ReadinessPath)
 	}
 	for i, o := range api.AllowedOrigins {
 		if _, err := ParseOrigin(o); err != nil {
-			l.add(indexPath("clients.hyperfleet_api.allowed_origins", i), "%v, not %q", err, RedactURL(o))
+			l.Add(configfile.IndexPath("clients.hyperfleet_api.allowed_origins", i), "%v, not %q", err, RedactURL(o))
 		}
 	}
-	oneOf(l, "clients.hyperfleet_api.retry_backoff", api.RetryBackoff, "exponential", "linear", "constant")
+	configfile.OneOf(l, "clients.hyperfleet_api.retry_backoff", api.RetryBackoff, "exponential", "linear", "constant")
 	if api.RetryAttempts < 1 {
-		l.add("clients.hyperfleet_api.retry_attempts", "must be at least 1")
+		l.Add("clients.hyperfleet_api.retry_attempts", "must be at least 1")
 	}
-	checkRetryAttempts(l, "clients.hyperfleet_api.retry_attempts", api.RetryAttempts)
+	configfile.CheckRetryAttempts(l, "clients.hyperfleet_api.retry_attempts", api.RetryAttempts)
 	c.Clients.HyperfleetAPI.validateRetryDelays(l, "clients.hyperfleet_api")
 	for name, v := range api.DefaultHeaders {
 		p := "clients.hyperfleet_api.default_headers." + name
 		if !validHeaderName(name) {
-			l.add(p, "is not a valid HTTP header name")
+			l.Add(p, "is not a valid HTTP header name")
 		}
 		if strings.ContainsAny(v, "\r\n\x00") {
-			l.add(p, "must not contain CR, LF or NUL")
+			l.Add(p, "must not contain CR, LF or NUL")
 		}
 	}
 	if c.Clients.Kubernetes == nil || c.Clients.Maestro.Configured() {
@@ -238,70 +239,70 @@ func (m *MaestroConfig) Configured() bool {
 	return m.GRPCServerAddress != "" || m.HTTPServerAddress != "" || m.SourceID != ""
 }
 
-func (k *KubernetesClient) validate(l *errorList, path string) {
+func (k *KubernetesClient) validate(l *configfile.ErrorList, path string) {
 	if k.QPS < 0 {
-		l.add(path+".qps", "must not be negative (0 means the client's default)")
+		l.Add(path+".qps", "must not be negative (0 means the client's default)")
 	}
 	if k.Burst < 0 {
-		l.add(path+".burst", "must not be negative (0 means the client's default)")
+		l.Add(path+".burst", "must not be negative (0 means the client's default)")
 	}
 	if k.Timeout < 0 {
-		l.add(path+".timeout", "must not be negative (0 means the client's default)")
+		l.Add(path+".timeout", "must not be negative (0 means the client's default)")
 	}
 	if k.APIVersion != "" && k.APIVersion != "v1" {
-		l.warn(path+".api_version", "has no effect: every manifest names its own apiVersion (HyperFleet writes v1 here)")
+		l.Warn(path+".api_version", "has no effect: every manifest names its own apiVersion (HyperFleet writes v1 here)")
 	}
 }
 
-func (m *MaestroConfig) validate(l *errorList, path string) {
+func (m *MaestroConfig) validate(l *configfile.ErrorList, path string) {
 	if m.GRPCServerAddress == "" {
-		l.add(path+".grpc_server_address", "is required")
+		l.Add(path+".grpc_server_address", "is required")
 	}
 	if m.HTTPServerAddress == "" {
-		l.add(path+".http_server_address", "is required")
+		l.Add(path+".http_server_address", "is required")
 	} else {
 		checkURL(l, path+".http_server_address", m.HTTPServerAddress)
 	}
 	if m.SourceID == "" {
-		l.add(path+".source_id", "is required")
+		l.Add(path+".source_id", "is required")
 	}
 	if m.MaxConcurrentReads < 0 {
-		l.add(path+".max_concurrent_reads", "must not be negative (0 means the default)")
+		l.Add(path+".max_concurrent_reads", "must not be negative (0 means the default)")
 	}
 	if m.ConsumerWritesPerSecond < 0 {
-		l.add(path+".consumer_writes_per_second", "must not be negative (0 means the default)")
+		l.Add(path+".consumer_writes_per_second", "must not be negative (0 means the default)")
 	}
 	if m.ConsumerWriteBurst < 0 {
-		l.add(path+".consumer_write_burst", "must not be negative (0 means the default)")
+		l.Add(path+".consumer_write_burst", "must not be negative (0 means the default)")
 	}
-	oneOf(l, path+".auth.type", m.Auth.Type, "", "tls", "none")
+	configfile.OneOf(l, path+".auth.type", m.Auth.Type, "", "tls", "none")
 	tls := m.Auth.TLSConfig
 	if m.Auth.Type == "tls" && tls.CAFile == "" {
-		l.add(path+".auth.tls_config.ca_file", "is required when auth.type is tls")
+		l.Add(path+".auth.tls_config.ca_file", "is required when auth.type is tls")
 	}
 	if (tls.CertFile == "") != (tls.KeyFile == "") {
-		l.add(path+".auth.tls_config", "cert_file and key_file must be set together")
+		l.Add(path+".auth.tls_config", "cert_file and key_file must be set together")
 	}
 	if m.ClientID != "" {
-		l.warn(path+".client_id", "has no effect: Maestro knows this adapter by source_id (%q), which every replica shares", m.SourceID)
+		l.Warn(path+".client_id", "has no effect: Maestro knows this adapter by source_id (%q), which every replica shares", m.SourceID)
 	}
 	if m.Auth.Type != "tls" && !m.Insecure {
-		l.add(path+".auth.type", "set auth.type: tls, or insecure: true to talk to Maestro without TLS")
+		l.Add(path+".auth.type", "set auth.type: tls, or insecure: true to talk to Maestro without TLS")
 	}
-	checkRetryAttempts(l, path+".retry_attempts", m.RetryAttempts)
+	configfile.CheckRetryAttempts(l, path+".retry_attempts", m.RetryAttempts)
 	m.validateTransport(l, path)
 }
 
-func (api *HyperfleetAPIConfig) validateRetryDelays(l *errorList, path string) {
+func (api *HyperfleetAPIConfig) validateRetryDelays(l *configfile.ErrorList, path string) {
 	if api.BaseDelay < 0 {
-		l.add(path+".base_delay", "must not be negative, got %v", api.BaseDelay.D())
+		l.Add(path+".base_delay", "must not be negative, got %v", api.BaseDelay.D())
 	}
 	if api.MaxDelay < 0 {
-		l.add(path+".max_delay", "must not be negative, got %v", api.MaxDelay.D())
+		l.Add(path+".max_delay", "must not be negative, got %v", api.MaxDelay.D())
 	}
 	if api.MaxDelay.D() > MaxAPIRetryDelay {
-		l.warn(path+".max_delay", "%v is above bundle-adapter's ceiling of %v (config.MaxAPIRetryDelay), which is used instead", api.MaxDelay.D(), MaxAPIRetryDelay)
-		api.MaxDelay = Duration(MaxAPIRetryDelay)
+		l.Warn(path+".max_delay", "%v is above bundle-adapter's ceiling of %v (config.MaxAPIRetryDelay), which is used instead", api.MaxDelay.D(), MaxAPIRetryDelay)
+		api.MaxDelay = configfile.Duration(MaxAPIRetryDelay)
 	}
 }
 

@@ -1,6 +1,9 @@
 package config
 
-import "net"
+import (
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
+	"net"
+)
 
 // BrokerConfig is broker.yaml (path from BROKER_CONFIG_FILE). Every leaf can be
 // overridden by the environment variable named by its upper-cased path, e.g.
@@ -20,7 +23,7 @@ type BrokerConfig struct {
 	Publisher ignoredKey `yaml:"publisher,omitempty"`
 	// Warnings are the load warnings of the file: keys accepted so
 	// HyperFleet's broker files load unchanged, that mean less here.
-	Warnings Errors `yaml:"-"`
+	Warnings configfile.Errors `yaml:"-"`
 }
 
 // BrokerSettings selects and configures the message broker.
@@ -99,14 +102,14 @@ type GooglePubSub struct {
 	// The settings of a subscription or topic created here (an existing
 	// one is left as it is); 0 or absent is Pub/Sub's default. Durations
 	// are Go durations, seconds ("604800s") or days ("7d").
-	MessageRetentionDuration Duration  `yaml:"message_retention_duration"`
-	ExpirationTTL            *Duration `yaml:"expiration_ttl,omitempty"` // 0: never expire
-	EnableMessageOrdering    bool      `yaml:"enable_message_ordering"`
+	MessageRetentionDuration configfile.Duration  `yaml:"message_retention_duration"`
+	ExpirationTTL            *configfile.Duration `yaml:"expiration_ttl,omitempty"` // 0: never expire
+	EnableMessageOrdering    bool                 `yaml:"enable_message_ordering"`
 	// RetryMinBackoff and RetryMaxBackoff are the subscription's retry
 	// policy; default broker.delivery's min_backoff and max_backoff.
-	RetryMinBackoff        Duration `yaml:"retry_min_backoff"`
-	RetryMaxBackoff        Duration `yaml:"retry_max_backoff"`
-	TopicRetentionDuration Duration `yaml:"topic_retention_duration"`
+	RetryMinBackoff        configfile.Duration `yaml:"retry_min_backoff"`
+	RetryMaxBackoff        configfile.Duration `yaml:"retry_max_backoff"`
+	TopicRetentionDuration configfile.Duration `yaml:"topic_retention_duration"`
 	// Endpoint (host:port) replaces Google's endpoint. A loopback address
 	// (an emulator beside the adapter) is reached in plaintext without
 	// credentials, any other over TLS with Application Default Credentials
@@ -121,16 +124,16 @@ type GooglePubSub struct {
 // event is redelivered with backoff at most MaxDeliveries times, then
 // dead-lettered. Defaults: 5 deliveries, backoff 1s doubling to 1m.
 type DeliveryRules struct {
-	MaxDeliveries int      `yaml:"max_deliveries"`
-	MinBackoff    Duration `yaml:"min_backoff"`
-	MaxBackoff    Duration `yaml:"max_backoff"`
+	MaxDeliveries int                 `yaml:"max_deliveries"`
+	MinBackoff    configfile.Duration `yaml:"min_backoff"`
+	MaxBackoff    configfile.Duration `yaml:"max_backoff"`
 }
 
 // SubscriberConfig sets how many events are processed at once. Events for the
 // same resource are never processed concurrently, whatever the parallelism.
 type SubscriberConfig struct {
-	Parallelism     int      `yaml:"parallelism"`
-	ShutdownTimeout Duration `yaml:"shutdown_timeout"`
+	Parallelism     int                 `yaml:"parallelism"`
+	ShutdownTimeout configfile.Duration `yaml:"shutdown_timeout"`
 }
 
 func defaultBrokerConfig() BrokerConfig {
@@ -138,50 +141,50 @@ func defaultBrokerConfig() BrokerConfig {
 		Settings: BrokerSettings{
 			RabbitMQ:     RabbitMQ{PrefetchCount: 10},
 			GooglePubSub: GooglePubSub{AckDeadlineSeconds: 60, DeadLetterMaxAttempts: 5, MaxOutstandingMessages: 1000},
-			Delivery:     DeliveryRules{MaxDeliveries: 5, MinBackoff: Duration(1e9), MaxBackoff: Duration(60e9)},
+			Delivery:     DeliveryRules{MaxDeliveries: 5, MinBackoff: configfile.Duration(1e9), MaxBackoff: configfile.Duration(60e9)},
 		},
-		Subscriber: SubscriberConfig{Parallelism: 4, ShutdownTimeout: Duration(30e9)},
+		Subscriber: SubscriberConfig{Parallelism: 4, ShutdownTimeout: configfile.Duration(30e9)},
 	}
 }
 
-func (c *BrokerConfig) validate(l *errorList) {
+func (c *BrokerConfig) validate(l *configfile.ErrorList) {
 	switch c.Settings.Type {
 	case "rabbitmq":
 		if c.Settings.RabbitMQ.URL == "" {
-			l.add("broker.rabbitmq.url", "is required when broker.type is rabbitmq")
+			l.Add("broker.rabbitmq.url", "is required when broker.type is rabbitmq")
 		} else {
 			checkAMQPURL(l, "broker.rabbitmq.url", c.Settings.RabbitMQ.URL)
 		}
 		c.Settings.RabbitMQ.validate(l, "broker.rabbitmq")
 	case "googlepubsub":
 		if c.Settings.GooglePubSub.ProjectID == "" {
-			l.add("broker.googlepubsub.project_id", "is required when broker.type is googlepubsub")
+			l.Add("broker.googlepubsub.project_id", "is required when broker.type is googlepubsub")
 		}
 		c.Settings.GooglePubSub.validateEndpoint(l, "broker.googlepubsub")
 		c.Settings.GooglePubSub.validate(l, "broker.googlepubsub")
 	case "":
-		l.add("broker.type", "is required (rabbitmq or googlepubsub)")
+		l.Add("broker.type", "is required (rabbitmq or googlepubsub)")
 	default:
-		l.add("broker.type", "must be rabbitmq or googlepubsub, not %q", c.Settings.Type)
+		l.Add("broker.type", "must be rabbitmq or googlepubsub, not %q", c.Settings.Type)
 	}
 	if c.Subscriber.Parallelism < 1 {
-		l.add("subscriber.parallelism", "must be at least 1")
+		l.Add("subscriber.parallelism", "must be at least 1")
 	}
 	if c.Settings.Delivery.MaxDeliveries < 1 {
-		l.add("broker.delivery.max_deliveries", "must be at least 1")
+		l.Add("broker.delivery.max_deliveries", "must be at least 1")
 	}
-	checkBackoffs(l, "broker.delivery", c.Settings.Delivery.MinBackoff, c.Settings.Delivery.MaxBackoff)
+	configfile.CheckBackoffs(l, "broker.delivery", c.Settings.Delivery.MinBackoff, c.Settings.Delivery.MaxBackoff)
 }
 
 // validateEndpoint refuses an endpoint that is not host:port and insecure
 // without an endpoint.
-func (p *GooglePubSub) validateEndpoint(l *errorList, path string) {
+func (p *GooglePubSub) validateEndpoint(l *configfile.ErrorList, path string) {
 	if p.Endpoint != "" {
 		if _, _, err := net.SplitHostPort(p.Endpoint); err != nil {
-			l.add(path+".endpoint", "must be host:port, not %q", p.Endpoint)
+			l.Add(path+".endpoint", "must be host:port, not %q", p.Endpoint)
 		}
 	}
 	if p.Insecure && p.Endpoint == "" {
-		l.add(path+".insecure", "requires endpoint (an emulator): Google's endpoint is always reached over TLS")
+		l.Add(path+".insecure", "requires endpoint (an emulator): Google's endpoint is always reached over TLS")
 	}
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,7 +131,7 @@ func TestRabbitMQExchangeOptional(t *testing.T) {
 // Broker warnings are part of Config.Warnings, which validate prints and
 // serve logs.
 func TestConfigWarningsIncludeBroker(t *testing.T) {
-	c := &Config{Broker: &BrokerConfig{Warnings: Errors{{File: "b.yaml", Path: "publisher", Msg: "is ignored"}}}}
+	c := &Config{Broker: &BrokerConfig{Warnings: configfile.Errors{{File: "b.yaml", Path: "publisher", Msg: "is ignored"}}}}
 	if w := c.Warnings(); len(w) != 1 || w[0].Path != "publisher" {
 		t.Errorf("Warnings() = %v", w)
 	}

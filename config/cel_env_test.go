@@ -1,6 +1,7 @@
 package config
 
 import (
+	"github.com/bundle-adapter/bundle-adapter/celenv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,17 +15,17 @@ func TestEnvReadsAtLoad(t *testing.T) {
 	os.Unsetenv("BA_UNSET")
 	tests := []struct {
 		name, expr, tmpl, wantErr string
-		wantVars                  []EnvVar
+		wantVars                  []celenv.EnvVar
 	}{
-		{name: "set", expr: `env.BA_SET`, wantVars: []EnvVar{{Name: "BA_SET", Required: true}}},
-		{name: "optional unset", expr: `env.?BA_UNSET.orValue("d")`, wantVars: []EnvVar{{Name: "BA_UNSET"}}},
-		{name: "has unset", expr: `has(env.BA_UNSET) ? env.?BA_UNSET.orValue("") : ""`, wantVars: []EnvVar{{Name: "BA_UNSET"}}},
+		{name: "set", expr: `env.BA_SET`, wantVars: []celenv.EnvVar{{Name: "BA_SET", Required: true}}},
+		{name: "optional unset", expr: `env.?BA_UNSET.orValue("d")`, wantVars: []celenv.EnvVar{{Name: "BA_UNSET"}}},
+		{name: "has unset", expr: `has(env.BA_UNSET) ? env.?BA_UNSET.orValue("") : ""`, wantVars: []celenv.EnvVar{{Name: "BA_UNSET"}}},
 		{name: "required unset", expr: `env.BA_UNSET`, wantErr: "env.BA_UNSET: the environment variable BA_UNSET is not set"},
 		{name: "index", expr: `env["BA_SET"]`, wantErr: "env can only be read as env.NAME"},
 		{name: "whole", expr: `toJson(env)`, wantErr: "env can only be read as env.NAME"},
 		{name: "dynamic optional", expr: `env[?"BA_SET"].orValue("")`, wantErr: "env can only be read as env.NAME"},
-		{name: "template set", tmpl: `{{ .env.BA_SET }}`, wantVars: []EnvVar{{Name: "BA_SET", Required: true}}},
-		{name: "template root", tmpl: `{{ range .l }}{{ $.env.BA_SET }}{{ end }}`, wantVars: []EnvVar{{Name: "BA_SET", Required: true}}},
+		{name: "template set", tmpl: `{{ .env.BA_SET }}`, wantVars: []celenv.EnvVar{{Name: "BA_SET", Required: true}}},
+		{name: "template root", tmpl: `{{ range .l }}{{ $.env.BA_SET }}{{ end }}`, wantVars: []celenv.EnvVar{{Name: "BA_SET", Required: true}}},
 		{name: "template unset", tmpl: `{{ .env.BA_UNSET }}`, wantErr: "the environment variable BA_UNSET is not set"},
 		{name: "template whole", tmpl: `{{ toJson .env }}`, wantErr: "template reads .env as a whole"},
 		{name: "template index", tmpl: `{{ index .env "BA_SET" }}`, wantErr: "template reads .env as a whole"},

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 )
@@ -19,7 +20,7 @@ func leafPaths(t reflect.Type, prefix string) []string {
 		if name == "-" || name == "" || !f.IsExported() {
 			continue
 		}
-		p := joinPath(prefix, name)
+		p := configfile.JoinPath(prefix, name)
 		ft := f.Type
 		if ft.Kind() == reflect.Pointer {
 			ft = ft.Elem()
@@ -110,7 +111,7 @@ func RegisterAdapterFlags(fs *pflag.FlagSet) {
 // applyOverrides sets every leaf of cfg for which an environment variable
 // (or a changed flag in fs) has a value. Viper supplies the precedence:
 // flag over env.
-func applyOverrides(l *errorList, cfg any, envNames func(string) []string, fs *pflag.FlagSet) {
+func applyOverrides(l *configfile.ErrorList, cfg any, envNames func(string) []string, fs *pflag.FlagSet) {
 	v := viper.New()
 	root := reflect.ValueOf(cfg).Elem()
 	paths := leafPaths(root.Type(), "")
@@ -130,7 +131,7 @@ func applyOverrides(l *errorList, cfg any, envNames func(string) []string, fs *p
 			continue
 		}
 		if err := setLeaf(root, p, v.GetString(p)); err != nil {
-			l.add(p, "override from %s: %v", strings.Join(envNames(p), " or "), err)
+			l.Add(p, "override from %s: %v", strings.Join(envNames(p), " or "), err)
 		}
 	}
 }
@@ -145,7 +146,7 @@ func setLeaf(v reflect.Value, path, s string) error {
 			}
 			v = v.Elem()
 		}
-		v = v.FieldByIndex(structFields(v.Type())[key])
+		v = v.FieldByIndex(configfile.StructFields(v.Type())[key])
 	}
 	if v.Kind() == reflect.Pointer { // an optional leaf (*bool, *Duration)
 		if v.IsNil() {
@@ -154,8 +155,8 @@ func setLeaf(v reflect.Value, path, s string) error {
 		v = v.Elem()
 	}
 	switch {
-	case v.Type() == durationType:
-		d, err := parseDuration(s)
+	case v.Type() == configfile.DurationType:
+		d, err := configfile.ParseDuration(s)
 		if err != nil {
 			return err
 		}
@@ -165,13 +166,13 @@ func setLeaf(v reflect.Value, path, s string) error {
 	case v.Kind() == reflect.Bool:
 		b, err := strconv.ParseBool(s)
 		if err != nil {
-			return errorf("must be true or false, not %q", s)
+			return configfile.Errorf("must be true or false, not %q", s)
 		}
 		v.SetBool(b)
 	case v.Kind() == reflect.Int:
 		i, err := strconv.Atoi(s)
 		if err != nil {
-			return errorf("must be a whole number, not %q", s)
+			return configfile.Errorf("must be a whole number, not %q", s)
 		}
 		v.SetInt(int64(i))
 	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.String:
@@ -190,7 +191,7 @@ func setLeaf(v reflect.Value, path, s string) error {
 			}
 			k, val, ok := strings.Cut(item, "=")
 			if !ok {
-				return errorf("must be Name=value pairs separated by commas, not %q", item)
+				return configfile.Errorf("must be Name=value pairs separated by commas, not %q", item)
 			}
 			m[strings.TrimSpace(k)] = strings.TrimSpace(val)
 		}
@@ -198,11 +199,11 @@ func setLeaf(v reflect.Value, path, s string) error {
 	case v.Kind() == reflect.Float64:
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil {
-			return errorf("must be a number, not %q", s)
+			return configfile.Errorf("must be a number, not %q", s)
 		}
 		v.SetFloat(f)
 	default:
-		return errorf("cannot be set from the environment")
+		return configfile.Errorf("cannot be set from the environment")
 	}
 	return nil
 }

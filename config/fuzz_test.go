@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 	"os"
 	"path/filepath"
 	"testing"
@@ -60,7 +61,7 @@ func checkLoadError(t *testing.T, path string, err error) {
 	if err == nil {
 		return
 	}
-	var es Errors
+	var es configfile.Errors
 	if !errors.As(err, &es) {
 		t.Fatalf("error %v is a %T, want config.Errors", err, err)
 	}
@@ -125,7 +126,7 @@ func FuzzLoadAdapterConfig(f *testing.F) {
 func FuzzParseYAML(f *testing.F) {
 	fuzzSeeds(f, "testdata/hostile/*.yaml", "testdata/hostile/bundles/*.yaml", "examples/*/*.yaml")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		root, err := parseYAML(data)
+		root, err := configfile.ParseYAML(data)
 		if err != nil || root == nil {
 			return
 		}
@@ -133,7 +134,7 @@ func FuzzParseYAML(f *testing.F) {
 		if err := root.Decode(&v); err != nil {
 			return
 		}
-		if n, depth := countValues(v, 0); n > MaxYAMLNodes || depth > MaxYAMLDepth+1 {
+		if n, depth := countValues(v, 0); n > configfile.MaxYAMLNodes || depth > configfile.MaxYAMLDepth+1 {
 			t.Fatalf("accepted a document that decodes to %d values nested %d deep", n, depth)
 		}
 	})

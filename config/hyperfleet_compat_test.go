@@ -1,6 +1,7 @@
 package config
 
 import (
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,7 +46,7 @@ func TestLegacyShapesGetOneError(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Load(tt.files, nil)
-			es, _ := err.(Errors)
+			es, _ := err.(configfile.Errors)
 			if len(es) != 1 || !strings.Contains(es[0].Error(), tt.want) {
 				t.Errorf("want exactly one error containing %q, got %d:\n%v", tt.want, len(es), err)
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 	"github.com/spf13/pflag"
 )
 
@@ -46,10 +47,10 @@ func leafString(cfg *AdapterConfig, path string) string {
 			}
 			v = v.Elem()
 		}
-		v = v.FieldByIndex(structFields(v.Type())[key])
+		v = v.FieldByIndex(configfile.StructFields(v.Type())[key])
 	}
-	if v.Type() == durationType {
-		return Duration(v.Int()).String()
+	if v.Type() == configfile.DurationType {
+		return configfile.Duration(v.Int()).String()
 	}
 	return fmt.Sprint(v.Interface())
 }

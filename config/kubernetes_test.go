@@ -1,6 +1,10 @@
 package config
 
 import (
+	"github.com/bundle-adapter/bundle-adapter/celenv"
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
+	"github.com/bundle-adapter/bundle-adapter/task"
+	"github.com/bundle-adapter/bundle-adapter/tmpl"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,7 +59,7 @@ func TestKubernetesTransportShapesLoad(t *testing.T) {
 	}
 }
 
-func policyOf(r *Resource) string {
+func policyOf(r *task.Resource) string {
 	if r.Lifecycle == nil || r.Lifecycle.Delete == nil {
 		return ""
 	}
@@ -96,18 +100,18 @@ func TestKubernetesDestructiveRecreateAllowed(t *testing.T) {
 // ManifestWork's deleteOption governs there.
 func TestPropagationPolicyWarnsOnMaestroOnly(t *testing.T) {
 	for _, kube := range []bool{false, true} {
-		l := newErrorList("x.yaml")
-		r := Resource{Name: "r", Discovery: &Discovery{ByName: Text{Src: "n"}},
-			Lifecycle: &Lifecycle{Delete: &LifecycleRule{PropagationPolicy: "Orphan", When: &When{Expression: &Expr{Src: "true"}}}}}
-		r.Transport = Transport{Client: TransportMaestro, Maestro: &MaestroTransport{TargetCluster: Text{Src: "c1"}}}
+		l := configfile.NewErrorList("x.yaml")
+		r := task.Resource{Name: "r", Discovery: &task.Discovery{ByName: tmpl.Text{Src: "n"}},
+			Lifecycle: &task.Lifecycle{Delete: &task.LifecycleRule{PropagationPolicy: "Orphan", When: &task.When{Expression: &celenv.Expr{Src: "true"}}}}}
+		r.Transport = task.Transport{Client: task.TransportMaestro, Maestro: &task.MaestroTransport{TargetCluster: tmpl.Text{Src: "c1"}}}
 		if kube {
-			r.Transport = Transport{Client: TransportKubernetes}
+			r.Transport = task.Transport{Client: task.TransportKubernetes}
 		}
-		env, _ := newCELEnv(nil)
-		compileLifecycle(l, env, &r, "resources[0].lifecycle")
-		warned := len(l.warns) == 1 && strings.Contains(l.warns[0].Error(), "has no effect on a Maestro bundle")
+		env, _ := celenv.NewEnv(nil)
+		task.CompileLifecycle(l, env, &r, "resources[0].lifecycle")
+		warned := len(l.Warns) == 1 && strings.Contains(l.Warns[0].Error(), "has no effect on a Maestro bundle")
 		if warned == kube {
-			t.Errorf("kubernetes=%v: warnings %v", kube, l.warns)
+			t.Errorf("kubernetes=%v: warnings %v", kube, l.Warns)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 	"gopkg.in/yaml.v3"
 )
 
@@ -17,7 +18,7 @@ const legacyPrefix = "this is a single-file adapter config from before HyperFlee
 // isLegacyError reports an adapter config load that failed only because the
 // file is a single-file config.
 func isLegacyError(err error) bool {
-	es, ok := err.(Errors)
+	es, ok := err.(configfile.Errors)
 	return ok && len(es) == 1 && (strings.HasPrefix(es[0].Msg, legacyPrefix) || strings.HasPrefix(es[0].Msg, "this is a task config"))
 }
 
@@ -33,7 +34,7 @@ var legacyTaskKeys = []string{"params", "preconditions", "resources", "post"}
 var legacyClientKeys = []string{"hyperfleetApi", "hyperfleet_api", "kubernetes"}
 
 // legacyAdapterConfig reports an adapter config in the single-file shape.
-func legacyAdapterConfig(l *errorList, n *yaml.Node) bool {
+func legacyAdapterConfig(l *configfile.ErrorList, n *yaml.Node) bool {
 	keys := legacyKeys(n, append(legacyClientKeys, legacyTaskKeys...))
 	if len(keys) == 0 {
 		return false
@@ -41,11 +42,11 @@ func legacyAdapterConfig(l *errorList, n *yaml.Node) bool {
 	if len(legacyKeys(n, append([]string{"adapter", "clients"}, legacyClientKeys...))) == 0 {
 		// Only task keys: a task config (HyperFleet's v0.1 template is
 		// named adapter-config-template.yaml) passed as the adapter config.
-		l.addAt("", keys[0].line, "this is a task config (%s), not an adapter config: pass it with --task-config (-t), "+
+		l.AddAt("", keys[0].line, "this is a task config (%s), not an adapter config: pass it with --task-config (-t), "+
 			"and an adapter config (adapter, clients) with --config (-c)", legacyNames(keys))
 		return true
 	}
-	l.addAt("", keys[0].line, legacyPrefix+" (%s at the top level): %s",
+	l.AddAt("", keys[0].line, legacyPrefix+" (%s at the top level): %s",
 		legacyNames(keys), legacyHelp)
 	return true
 }
@@ -53,9 +54,9 @@ func legacyAdapterConfig(l *errorList, n *yaml.Node) bool {
 // legacyTaskConfig reports a task config in the single-file shape (the
 // same file passed as adapter and task config): stop, nothing else is worth
 // checking.
-func legacyTaskConfig(l *errorList, n *yaml.Node) (stop bool) {
+func legacyTaskConfig(l *configfile.ErrorList, n *yaml.Node) (stop bool) {
 	if keys := legacyKeys(n, append([]string{"adapter"}, legacyClientKeys...)); len(keys) > 0 {
-		l.addAt("", keys[0].line, legacyPrefix+" (%s beside the task keys): %s",
+		l.AddAt("", keys[0].line, legacyPrefix+" (%s beside the task keys): %s",
 			legacyNames(keys), legacyHelp)
 		return true
 	}
@@ -69,7 +70,7 @@ type legacyKey struct {
 }
 
 func legacyKeys(n *yaml.Node, names []string) []legacyKey {
-	n = resolve(n)
+	n = configfile.Resolve(n)
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
 	}

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
+	"github.com/bundle-adapter/bundle-adapter/task"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,19 +35,19 @@ func TestLifecycleCreateAndRecreateOnChange(t *testing.T) {
 
 // No key that deletes bundles is ever suggested, whatever the typo.
 func TestSuggestNeverProposesDestructiveKeys(t *testing.T) {
-	fields := structFields(reflectValue(&Lifecycle{}).Type())
+	fields := configfile.StructFields(configfile.ReflectValue(&task.Lifecycle{}).Type())
 	for _, typo := range []string{"recreat", "recreate_", "delet", "deleted", "Recreate_on_chang", "remove"} {
-		for _, k := range destructiveKeys {
-			if strings.Contains(suggest(typo, fields), `"`+k+`"`) {
+		for _, k := range configfile.DestructiveKeys {
+			if strings.Contains(configfile.Suggest(typo, fields), `"`+k+`"`) {
 				t.Errorf("suggest(%q) proposes %q", typo, k)
 			}
 		}
 	}
-	if got := suggest("creat", fields); got != `; did you mean "create"?` {
+	if got := configfile.Suggest("creat", fields); got != `; did you mean "create"?` {
 		t.Errorf(`suggest("creat") = %q, want "create"`, got)
 	}
-	resFields := structFields(reflectValue(&Resource{}).Type())
-	if got := suggest("recreate_on_chang", resFields); strings.Contains(got, "recreate_on_change") {
+	resFields := configfile.StructFields(configfile.ReflectValue(&task.Resource{}).Type())
+	if got := configfile.Suggest("recreate_on_chang", resFields); strings.Contains(got, "recreate_on_change") {
 		t.Errorf("suggest proposes recreate_on_change: %q", got)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"path/filepath"
 
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
+	"github.com/bundle-adapter/bundle-adapter/task"
 	"github.com/spf13/pflag"
 )
 
@@ -15,31 +17,31 @@ type Files struct {
 	Broker  string
 	// RefRoots map absolute manifest refs of the task config onto local
 	// folders (--ref-root); see LoadTaskConfigWith.
-	RefRoots []RefRoot
+	RefRoots []task.RefRoot
 	// CheckWork, when set, reports the fields of a ManifestWork rendered
 	// with sample values that Maestro's ManifestWork type does not have:
 	// each loads with a warning (see WorkChecker).
-	CheckWork WorkChecker
+	CheckWork task.WorkChecker
 }
 
 // TaskOptions are what a task config load needs besides the file.
 type TaskOptions struct {
-	RefRoots  []RefRoot
-	CheckWork WorkChecker
+	RefRoots  []task.RefRoot
+	CheckWork task.WorkChecker
 }
 
 // Config is everything one deployment loaded, validated and compiled.
 type Config struct {
 	Adapter *AdapterConfig
-	Task    *TaskConfig
+	Task    *task.TaskConfig
 	Broker  *BrokerConfig // nil when Files.Broker is empty
 }
 
 // Warnings lists what loaded but means less here than in HyperFleet's
 // adapter: keys accepted so existing files load unchanged, and ignored. Each
 // names file, line and YAML path like an error; none stops a load.
-func (c *Config) Warnings() Errors {
-	var out Errors
+func (c *Config) Warnings() configfile.Errors {
+	var out configfile.Errors
 	if c.Adapter != nil {
 		out = append(out, c.Adapter.Warnings...)
 	}
@@ -57,7 +59,7 @@ func (c *Config) Warnings() Errors {
 // values. On failure the error is an Errors holding every problem of every
 // file, each naming file, YAML path and line.
 func Load(files Files, fs *pflag.FlagSet) (*Config, error) {
-	var all Errors
+	var all configfile.Errors
 	cfg := &Config{}
 	var err error
 	if cfg.Adapter, err = LoadAdapterConfig(files.Adapter, fs); err != nil {
@@ -84,12 +86,12 @@ func Load(files Files, fs *pflag.FlagSet) (*Config, error) {
 	return cfg, nil
 }
 
-func appendErr(all Errors, file string, err error) Errors {
-	var es Errors
+func appendErr(all configfile.Errors, file string, err error) configfile.Errors {
+	var es configfile.Errors
 	if errors.As(err, &es) {
 		return append(all, es...)
 	}
-	return append(all, FieldError{File: file, Msg: err.Error()})
+	return append(all, configfile.FieldError{File: file, Msg: err.Error()})
 }
 
 // LoadAdapterConfig loads the adapter config, applying defaults, the file,
@@ -97,25 +99,25 @@ func appendErr(all Errors, file string, err error) Errors {
 // from lowest to highest.
 func LoadAdapterConfig(path string, fs *pflag.FlagSet) (*AdapterConfig, error) {
 	cfg := defaultAdapterConfig()
-	l := newErrorList(path)
-	root, err := readYAML(path, l)
+	l := configfile.NewErrorList(path)
+	root, err := configfile.ReadYAML(path, l)
 	if err != nil {
 		return nil, err
 	}
-	d := &decoder{errs: l}
-	var meta TaskMetadata
+	d := &configfile.Decoder{Errs: l}
+	var meta task.TaskMetadata
 	body := unwrap(d, root, &meta)
 	if legacyAdapterConfig(l, body) {
-		return nil, l.result()
+		return nil, l.Result()
 	}
-	d.decode(body, reflectValue(&cfg), "")
+	d.Decode(body, configfile.ReflectValue(&cfg), "")
 	if cfg.Info.Name == "" {
 		cfg.Info.Name = meta.Name
 	}
 	applyOverrides(l, &cfg, adapterEnvNames, fs)
 	cfg.validate(l)
-	cfg.Warnings = l.warns.sorted()
-	return &cfg, l.result()
+	cfg.Warnings = l.Warns.Sorted()
+	return &cfg, l.Result()
 }
 
 // LoadBrokerConfig loads broker.yaml with defaults and environment overrides.
@@ -123,23 +125,23 @@ func LoadAdapterConfig(path string, fs *pflag.FlagSet) (*AdapterConfig, error) {
 // (BrokerConfig.Warnings).
 func LoadBrokerConfig(path string) (*BrokerConfig, error) {
 	cfg := defaultBrokerConfig()
-	l := newErrorList(path)
-	root, err := readYAML(path, l)
+	l := configfile.NewErrorList(path)
+	root, err := configfile.ReadYAML(path, l)
 	if err != nil {
 		return nil, err
 	}
-	d := &decoder{errs: l}
-	d.decode(root, reflectValue(&cfg), "")
+	d := &configfile.Decoder{Errs: l}
+	d.Decode(root, configfile.ReflectValue(&cfg), "")
 	cfg.applyNested(l)
 	applyOverrides(l, &cfg, brokerEnvNames, nil)
 	cfg.validate(l)
-	cfg.Warnings = l.warns.sorted()
-	return &cfg, l.result()
+	cfg.Warnings = l.Warns.Sorted()
+	return &cfg, l.Result()
 }
 
 // LoadTaskConfig loads, validates and compiles a task config. Manifest refs
 // are read relative to the file's folder.
-func LoadTaskConfig(path string) (*TaskConfig, error) {
+func LoadTaskConfig(path string) (*task.TaskConfig, error) {
 	return LoadTaskConfigWith(path, TaskOptions{})
 }
 
@@ -149,23 +151,23 @@ func LoadTaskConfig(path string) (*TaskConfig, error) {
 // name from the task config's folder (see refs); never from anywhere else.
 // o.CheckWork, when set, turns the ManifestWork fields Maestro would drop
 // into load warnings.
-func LoadTaskConfigWith(path string, o TaskOptions) (*TaskConfig, error) {
-	cfg := &TaskConfig{File: path, RefRoots: o.RefRoots, checkWork: o.CheckWork}
-	l := newErrorList(path)
-	root, err := readYAML(path, l)
+func LoadTaskConfigWith(path string, o TaskOptions) (*task.TaskConfig, error) {
+	cfg := &task.TaskConfig{File: path, RefRoots: o.RefRoots, CheckWork: o.CheckWork}
+	l := configfile.NewErrorList(path)
+	root, err := configfile.ReadYAML(path, l)
 	if err != nil {
 		return nil, err
 	}
-	d := &decoder{errs: l}
+	d := &configfile.Decoder{Errs: l}
 	body := unwrap(d, root, &cfg.Metadata)
 	if legacyTaskConfig(l, body) {
-		return nil, l.result()
+		return nil, l.Result()
 	}
-	d.decode(body, reflectValue(cfg), "")
-	if cfg.isEmpty() {
-		l.add("", "has no params, resources or post: a task config must do something")
+	d.Decode(body, configfile.ReflectValue(cfg), "")
+	if cfg.IsEmpty() {
+		l.Add("", "has no params, resources or post: a task config must do something")
 	}
-	compileTask(l, cfg)
-	cfg.Warnings = l.warns.sorted()
-	return cfg, l.result()
+	task.CompileTask(l, cfg)
+	cfg.Warnings = l.Warns.Sorted()
+	return cfg, l.Result()
 }

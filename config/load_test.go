@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
+	"github.com/bundle-adapter/bundle-adapter/task"
 	"github.com/spf13/pflag"
 )
 
@@ -36,7 +38,7 @@ func TestExamplesLoad(t *testing.T) {
 	}
 }
 
-func hasRecreateRule(c *TaskConfig) bool {
+func hasRecreateRule(c *task.TaskConfig) bool {
 	for _, r := range c.Resources {
 		if r.Lifecycle != nil && r.Lifecycle.Recreate != nil && r.Lifecycle.Recreate.When.Compiled.Program != nil {
 			return true
@@ -122,7 +124,7 @@ func assertErrors(t *testing.T, err error, want []string) {
 	if err == nil {
 		t.Fatal("want errors, got none")
 	}
-	var es Errors
+	var es configfile.Errors
 	if !errors.As(err, &es) {
 		t.Fatalf("want config.Errors, got %T: %v", err, err)
 	}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 	"net"
 	"net/url"
 	"strings"
@@ -38,7 +39,7 @@ func Origin(u *url.URL) string {
 // origin ("https://host/...{{ .x }}") that is neither base_url's nor in
 // allowed_origins: the HyperFleet API client would refuse it on every
 // event. URLs that start with a value are checked when sent.
-func (c *Config) checkAPIOrigins(taskFile string) Errors {
+func (c *Config) checkAPIOrigins(taskFile string) configfile.Errors {
 	api := c.Adapter.Clients.HyperfleetAPI
 	base, err := url.Parse(api.BaseURL)
 	if api.BaseURL == "" || err != nil {
@@ -50,11 +51,11 @@ func (c *Config) checkAPIOrigins(taskFile string) Errors {
 			allowed[n] = true
 		}
 	}
-	var errs Errors
-	for _, a := range c.Task.apiCalls() {
+	var errs configfile.Errors
+	for _, a := range c.Task.APICalls() {
 		o, ok := literalOrigin(a.URL.Src)
 		if ok && !allowed[o] {
-			errs = append(errs, FieldError{File: taskFile, Path: a.URL.Path, Msg: fmt.Sprintf(
+			errs = append(errs, configfile.FieldError{File: taskFile, Path: a.URL.Path, Msg: fmt.Sprintf(
 				"origin %s is neither clients.hyperfleet_api.base_url's (%s) nor listed in clients.hyperfleet_api.allowed_origins",
 				o, Origin(base))})
 		}

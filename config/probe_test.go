@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,7 +30,7 @@ func TestLoadRendersTemplatesWithSampleValues(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			_, err := LoadTaskConfig(filepath.Join("testdata", "probe", tt.file))
-			var es Errors
+			var es configfile.Errors
 			if !errors.As(err, &es) {
 				t.Fatalf("LoadTaskConfig = %v, want config.Errors", err)
 			}

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
+	"github.com/bundle-adapter/bundle-adapter/task"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,25 +31,25 @@ func TestRedeleteDefaults(t *testing.T) {
 	zero := 0
 	tests := []struct {
 		name       string
-		rule       LifecycleRule
+		rule       task.LifecycleRule
 		wantN      int
 		wantWindow time.Duration
 	}{
-		{"defaults", LifecycleRule{}, DefaultRedeletes, DefaultRedeleteWindow},
-		{"short deadline halves the window", LifecycleRule{DeletionDeadline: Duration(20 * time.Second)}, DefaultRedeletes, 10 * time.Second},
-		{"off", LifecycleRule{Redeletes: &zero}, 0, DefaultRedeleteWindow},
-		{"explicit window", LifecycleRule{RedeleteWindow: Duration(time.Minute)}, DefaultRedeletes, time.Minute},
+		{"defaults", task.LifecycleRule{}, task.DefaultRedeletes, task.DefaultRedeleteWindow},
+		{"short deadline halves the window", task.LifecycleRule{DeletionDeadline: configfile.Duration(20 * time.Second)}, task.DefaultRedeletes, 10 * time.Second},
+		{"off", task.LifecycleRule{Redeletes: &zero}, 0, task.DefaultRedeleteWindow},
+		{"explicit window", task.LifecycleRule{RedeleteWindow: configfile.Duration(time.Minute)}, task.DefaultRedeletes, time.Minute},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := newErrorList("task.yaml")
+			l := configfile.NewErrorList("task.yaml")
 			rule := tt.rule
 			if rule.DeletionDeadline == 0 {
-				rule.DeletionDeadline = Duration(DefaultDeletionDeadline)
+				rule.DeletionDeadline = configfile.Duration(task.DefaultDeletionDeadline)
 			}
-			compileRedelete(l, &rule, "resources[0].lifecycle.recreate")
-			if len(l.errs) > 0 {
-				t.Fatal(l.errs)
+			task.CompileRedelete(l, &rule, "resources[0].lifecycle.recreate")
+			if len(l.Errs) > 0 {
+				t.Fatal(l.Errs)
 			}
 			if *rule.Redeletes != tt.wantN || rule.RedeleteWindow.D() != tt.wantWindow {
 				t.Errorf("redeletes %d, window %s; want %d, %s", *rule.Redeletes, rule.RedeleteWindow, tt.wantN, tt.wantWindow)

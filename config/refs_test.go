@@ -1,6 +1,7 @@
 package config
 
 import (
+	"github.com/bundle-adapter/bundle-adapter/task"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,25 +47,25 @@ func TestAbsoluteManifestRefs(t *testing.T) {
 	}
 	writeRefFile(t, filepath.Join(laptop, "link-ref.yaml"), absRefTask("/etc/adapter/link.yaml"))
 
-	folder := RefRoot{From: "/etc/adapter", To: laptop}
-	file := RefRoot{From: "/etc/adapter/manifestwork.yaml", To: filepath.Join(laptop, "adapter-task-resource-manifestwork.yaml")}
+	folder := task.RefRoot{From: "/etc/adapter", To: laptop}
+	file := task.RefRoot{From: "/etc/adapter/manifestwork.yaml", To: filepath.Join(laptop, "adapter-task-resource-manifestwork.yaml")}
 	tests := []struct {
 		name  string
 		task  string
-		roots []RefRoot
+		roots []task.RefRoot
 		want  string // "" loads
 	}{
 		{name: "pod: an absolute ref into the task config's own folder", task: filepath.Join(pod, "task-config.yaml")},
 		{name: "laptop: by base name beside the task config", task: filepath.Join("testdata", "hyperfleet", "compat", "abs-ref", "task-config.yaml")},
-		{name: "laptop: a folder mapped by --ref-root", task: filepath.Join(laptop, "mapped-folder.yaml"), roots: []RefRoot{folder}},
-		{name: "laptop: a file mapped by --ref-root", task: filepath.Join(laptop, "mapped-file.yaml"), roots: []RefRoot{file}},
+		{name: "laptop: a folder mapped by --ref-root", task: filepath.Join(laptop, "mapped-folder.yaml"), roots: []task.RefRoot{folder}},
+		{name: "laptop: a file mapped by --ref-root", task: filepath.Join(laptop, "mapped-file.yaml"), roots: []task.RefRoot{file}},
 		{name: "no mapping, no such file beside: refused", task: filepath.Join(laptop, "mapped-file.yaml"),
 			want: `absolute ref "/etc/adapter/manifestwork.yaml" is outside the task config's folder and manifestwork.yaml is not in it`},
-		{name: "dot-dot out of the mapped folder: refused", task: filepath.Join(laptop, "escape.yaml"), roots: []RefRoot{{From: "/etc/adapter", To: filepath.Join(tmp, "etc", "adapter")}},
+		{name: "dot-dot out of the mapped folder: refused", task: filepath.Join(laptop, "escape.yaml"), roots: []task.RefRoot{{From: "/etc/adapter", To: filepath.Join(tmp, "etc", "adapter")}},
 			want: `absolute ref "/etc/secret/manifestwork.yaml" is outside the task config's folder`},
-		{name: "dot-dot out of the mapped folder, not found beside: refused", task: filepath.Join(laptop, "escape-root.yaml"), roots: []RefRoot{folder},
+		{name: "dot-dot out of the mapped folder, not found beside: refused", task: filepath.Join(laptop, "escape-root.yaml"), roots: []task.RefRoot{folder},
 			want: `absolute ref "/etc/secret.yaml" is outside`},
-		{name: "a link out of the mapped folder: refused", task: filepath.Join(laptop, "link-ref.yaml"), roots: []RefRoot{folder},
+		{name: "a link out of the mapped folder: refused", task: filepath.Join(laptop, "link-ref.yaml"), roots: []task.RefRoot{folder},
 			want: `resolves (through a link) outside the config file's folder`},
 	}
 	for _, tt := range tests {
@@ -87,12 +88,12 @@ func TestAbsoluteManifestRefs(t *testing.T) {
 }
 
 func TestParseRefRoot(t *testing.T) {
-	r, err := ParseRefRoot("/etc/adapter/=charts/x")
+	r, err := task.ParseRefRoot("/etc/adapter/=charts/x")
 	if err != nil || r.From != "/etc/adapter" || !filepath.IsAbs(r.To) || !strings.HasSuffix(r.To, "charts/x") {
 		t.Errorf("ParseRefRoot = %+v, %v", r, err)
 	}
 	for _, bad := range []string{"", "/etc/adapter", "etc/adapter=x", "=x", "/etc/adapter="} {
-		if _, err := ParseRefRoot(bad); err == nil {
+		if _, err := task.ParseRefRoot(bad); err == nil {
 			t.Errorf("ParseRefRoot(%q) must fail", bad)
 		}
 	}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"github.com/bundle-adapter/bundle-adapter/tmpl"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,11 +34,11 @@ func TestURLTemplateEscapesValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.src+" "+tt.id, func(t *testing.T) {
-			tmpl, err := ParseURLTemplate("url", tt.src)
+			tp, err := tmpl.ParseURLTemplate("url", tt.src)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := tmpl.Execute(map[string]any{"id": tt.id, "list": []any{"a/b", "c?"}}, time.Time{})
+			got, err := tp.Execute(map[string]any{"id": tt.id, "list": []any{"a/b", "c?"}}, time.Time{})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("got %q, %v; want error %q", got, err, tt.wantErr)
@@ -76,13 +77,13 @@ func TestJSONTemplateKeepsStructure(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {
-			tmpl, err := ParseJSONTemplate("body", tt.src)
+			tp, err := tmpl.ParseJSONTemplate("body", tt.src)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := tmpl.Execute(data, time.Time{})
+			got, err := tp.Execute(data, time.Time{})
 			if err == nil {
-				err = ValidJSONBody([]byte(got))
+				err = tmpl.ValidJSONBody([]byte(got))
 			}
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -107,17 +108,17 @@ func TestJSONTemplateKeepsStructure(t *testing.T) {
 func TestEscapedTemplatesRefusedAtLoad(t *testing.T) {
 	tests := []struct {
 		name, src, want string
-		parse           func(string, string) (*Template, error)
+		parse           func(string, string) (*tmpl.Template, error)
 	}{
-		{"url fragment value", "/c/x#{{ .id }}", "'#'", ParseURLTemplate},
-		{"url template call", `{{ define "x" }}{{ .id }}{{ end }}/c/{{ template "x" . }}`, "{{define}}", ParseURLTemplate},
-		{"json literal not JSON", `{"a": 1`, "not valid JSON", ParseJSONTemplate},
-		{"json unclosed string", `{"a": "{{ .id }}}`, "not closed", ParseJSONTemplate},
-		{"json branch opens a string", `{"a": {{ if .x }}"{{ end }}1}`, "{{if}} branch", ParseJSONTemplate},
-		{"json after backslash", `{"a": "\{{ .id }}"}`, "backslash", ParseJSONTemplate},
-		{"json template call", `{{ template "x" . }}`, "{{template}}", ParseJSONTemplate},
-		{"json text after a value", `{{ .status }},x`, "whatever the values", ParseJSONTemplate},
-		{"json two values in a row", `{"a": {{ .x }} {{ .y }}}`, "whatever the values", ParseJSONTemplate},
+		{"url fragment value", "/c/x#{{ .id }}", "'#'", tmpl.ParseURLTemplate},
+		{"url template call", `{{ define "x" }}{{ .id }}{{ end }}/c/{{ template "x" . }}`, "{{define}}", tmpl.ParseURLTemplate},
+		{"json literal not JSON", `{"a": 1`, "not valid JSON", tmpl.ParseJSONTemplate},
+		{"json unclosed string", `{"a": "{{ .id }}}`, "not closed", tmpl.ParseJSONTemplate},
+		{"json branch opens a string", `{"a": {{ if .x }}"{{ end }}1}`, "{{if}} branch", tmpl.ParseJSONTemplate},
+		{"json after backslash", `{"a": "\{{ .id }}"}`, "backslash", tmpl.ParseJSONTemplate},
+		{"json template call", `{{ template "x" . }}`, "{{template}}", tmpl.ParseJSONTemplate},
+		{"json text after a value", `{{ .status }},x`, "whatever the values", tmpl.ParseJSONTemplate},
+		{"json two values in a row", `{"a": {{ .x }} {{ .y }}}`, "whatever the values", tmpl.ParseJSONTemplate},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

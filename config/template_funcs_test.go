@@ -3,6 +3,8 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
+	"github.com/bundle-adapter/bundle-adapter/tmpl"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,7 +20,7 @@ import (
 func TestTemplatesCannotReachEnvOrFiles(t *testing.T) {
 	file := filepath.Join("testdata", "broken", "template-funcs.yaml")
 	_, err := LoadTaskConfig(file)
-	var es Errors
+	var es configfile.Errors
 	if !errors.As(err, &es) {
 		t.Fatalf("LoadTaskConfig = %v, want config.Errors", err)
 	}
@@ -61,7 +63,7 @@ func TestTemplatesCannotReachEnvOrFiles(t *testing.T) {
 // MaxTemplateOutputBytes stops the execution with an error naming the
 // template and the limit.
 func TestTemplateOutputIsBounded(t *testing.T) {
-	tm, err := ParseTemplate("resources[0].manifest", `{{ range 100000000 }}0123456789{{ end }}`)
+	tm, err := tmpl.ParseTemplate("resources[0].manifest", `{{ range 100000000 }}0123456789{{ end }}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +72,7 @@ func TestTemplateOutputIsBounded(t *testing.T) {
 	if err == nil || out != "" {
 		t.Fatalf("Execute = %d bytes, %v; want an error", len(out), err)
 	}
-	want := fmt.Sprintf("template: resources[0].manifest: output exceeds the template output limit of %d bytes", MaxTemplateOutputBytes)
+	want := fmt.Sprintf("template: resources[0].manifest: output exceeds the template output limit of %d bytes", tmpl.MaxTemplateOutputBytes)
 	if err.Error() != want {
 		t.Errorf("error %q, want %q", err, want)
 	}
@@ -78,8 +80,8 @@ func TestTemplateOutputIsBounded(t *testing.T) {
 		t.Errorf("took %v", took)
 	}
 	// Exactly the limit is fine.
-	tm, _ = ParseTemplate("p", fmt.Sprintf(`{{ range %d }}0123456789{{ end }}`, MaxTemplateOutputBytes/10))
-	if out, err := tm.Execute(map[string]any{}, time.Time{}); err != nil || len(out) != MaxTemplateOutputBytes/10*10 {
+	tm, _ = tmpl.ParseTemplate("p", fmt.Sprintf(`{{ range %d }}0123456789{{ end }}`, tmpl.MaxTemplateOutputBytes/10))
+	if out, err := tm.Execute(map[string]any{}, time.Time{}); err != nil || len(out) != tmpl.MaxTemplateOutputBytes/10*10 {
 		t.Errorf("at the limit: %d bytes, %v", len(out), err)
 	}
 }

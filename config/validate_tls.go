@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/bundle-adapter/bundle-adapter/internal/boundedfile"
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 )
 
 // validateTransport refuses Maestro transport settings that cannot work
@@ -12,14 +13,14 @@ import (
 // Files are checked when they will be read: with auth.type tls, or for the
 // REST CA when the REST address is https://. Relative paths are relative to
 // the adapter's working directory, as at run time.
-func (m *MaestroConfig) validateTransport(l *errorList, path string) {
+func (m *MaestroConfig) validateTransport(l *configfile.ErrorList, path string) {
 	tlsAuth := m.Auth.Type == "tls"
 	restTLS := strings.HasPrefix(m.HTTPServerAddress, "https://")
 	if tlsAuth && strings.HasPrefix(m.HTTPServerAddress, "http://") {
-		l.add(path+".http_server_address", "is plaintext (http://) but auth.type is tls: use an https:// URL")
+		l.Add(path+".http_server_address", "is plaintext (http://) but auth.type is tls: use an https:// URL")
 	}
 	if tlsAuth && m.Insecure {
-		l.add(path+".insecure", "must not be true when auth.type is tls (insecure means no TLS)")
+		l.Add(path+".insecure", "must not be true when auth.type is tls (insecure means no TLS)")
 	}
 	files := path + ".auth.tls_config"
 	t := m.Auth.TLSConfig
@@ -37,11 +38,11 @@ func (m *MaestroConfig) validateTransport(l *errorList, path string) {
 
 // checkTLSFile reports a set path that is not a regular file of at most
 // MaxFileBytes.
-func checkTLSFile(l *errorList, path, file string) {
+func checkTLSFile(l *configfile.ErrorList, path, file string) {
 	if file == "" {
 		return
 	}
-	if err := boundedfile.Check(file, MaxFileBytes); err != nil {
-		l.add(path, "cannot read %q: %v", file, err)
+	if err := boundedfile.Check(file, configfile.MaxFileBytes); err != nil {
+		l.Add(path, "cannot read %q: %v", file, err)
 	}
 }

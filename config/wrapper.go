@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
+	"github.com/bundle-adapter/bundle-adapter/task"
 	"gopkg.in/yaml.v3"
 )
 
@@ -11,27 +13,27 @@ var wrapperKeys = map[string]bool{"apiVersion": true, "kind": true, "metadata": 
 // unwrap returns the body of a config document: the spec of a
 // Kubernetes-style envelope, or the document itself. The envelope's metadata
 // is decoded into meta.
-func unwrap(d *decoder, root *yaml.Node, meta *TaskMetadata) *yaml.Node {
-	root = resolve(root)
+func unwrap(d *configfile.Decoder, root *yaml.Node, meta *task.TaskMetadata) *yaml.Node {
+	root = configfile.Resolve(root)
 	if root == nil || root.Kind != yaml.MappingNode || !isEnvelope(root) {
 		return root
 	}
 	var spec *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
-		d.errs.lines[k.Value] = k.Line
+		d.Errs.Lines[k.Value] = k.Line
 		switch k.Value {
 		case "spec":
 			spec = v
 		case "metadata":
-			d.decode(v, reflectValue(meta), "metadata")
+			d.Decode(v, configfile.ReflectValue(meta), "metadata")
 		case "apiVersion", "kind":
 		default:
-			d.errs.addAt(k.Value, k.Line, "unknown field %q beside spec (a wrapped config holds apiVersion, kind, metadata and spec only)", k.Value)
+			d.Errs.AddAt(k.Value, k.Line, "unknown field %q beside spec (a wrapped config holds apiVersion, kind, metadata and spec only)", k.Value)
 		}
 	}
 	if spec == nil {
-		d.errs.addAt("spec", root.Line, "is required when apiVersion/kind wrap the config")
+		d.Errs.AddAt("spec", root.Line, "is required when apiVersion/kind wrap the config")
 		return &yaml.Node{Kind: yaml.MappingNode}
 	}
 	return spec

@@ -15,6 +15,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/agentsim"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/view"
+	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
 // writeLog records the writes a replica sends, as "verb name".
@@ -67,7 +68,7 @@ type replicaWorld struct {
 	client   *maestroclient.Client
 }
 
-func newReplicaWorld(t *testing.T, s server, task *config.TaskConfig, withView bool) *replicaWorld {
+func newReplicaWorld(t *testing.T, s server, task *task.TaskConfig, withView bool) *replicaWorld {
 	w := &replicaWorld{t: t, consumer: register(t, s, "view")}
 	w.agent = startAgent(t, s, w.consumer, func(o *agentsim.Options) { o.Delete = agentsim.DeleteOnRelease })
 	var sink maestroclient.StatusSink
@@ -94,7 +95,7 @@ func newReplicaWorld(t *testing.T, s server, task *config.TaskConfig, withView b
 	return w
 }
 
-func pipeline(t *testing.T, task *config.TaskConfig, m adapter.Maestro, v adapter.BundleView) *adapter.Pipeline {
+func pipeline(t *testing.T, task *task.TaskConfig, m adapter.Maestro, v adapter.BundleView) *adapter.Pipeline {
 	p, err := adapter.New(adapter.Options{Task: task, Adapter: config.AdapterInfo{Name: "view-test", Version: "0"},
 		Maestro: m, View: v, API: apistub.New("v1", nil), LookupEnv: func(string) (string, bool) { return "", false },
 		Logger: testLogger(t)})

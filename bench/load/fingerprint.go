@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/bundle-adapter/bundle-adapter/bundles"
-	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
 // fingerprintCost is the time to fingerprint a bundle whose canonical JSON is
@@ -25,12 +25,12 @@ type fingerprintCost struct {
 func measureFingerprint50KB() (fingerprintCost, error) {
 	params := map[string]any{"clusterId": "C1-abc", "clusterName": "bench", "generation": 7}
 	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	var m *config.Manifest
+	var m *task.Manifest
 	var tree map[string]any
 	var size int
 	for n := 8; ; n += 4 {
 		var err error
-		if m, err = config.CompileManifestFile("bench-50kb.yaml", []byte(bigBundle(n))); err != nil {
+		if m, err = task.CompileManifestFile("bench-50kb.yaml", []byte(bigBundle(n))); err != nil {
 			return fingerprintCost{}, err
 		}
 		if tree, err = bundles.Render(m, params, now); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/kubeclient/memkube"
+	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
 // kubeFake is the in-memory API server of the kubernetes resources: empty,
@@ -91,7 +92,7 @@ func discoveryEntries(r io.Reader) ([]discoveryEntry, error) {
 // toMaestro reports an entry that seeds the in-memory Maestro: a
 // ManifestWork, when the task has a maestro resource (a task of kubernetes
 // resources only applies even a ManifestWork to the API server).
-func toMaestro(obj map[string]any, task *config.TaskConfig) bool {
+func toMaestro(obj map[string]any, task *task.TaskConfig) bool {
 	if obj["kind"] != "ManifestWork" {
 		return false
 	}
@@ -105,7 +106,7 @@ func toMaestro(obj map[string]any, task *config.TaskConfig) bool {
 
 // maestroDiscovery keeps the entries of the discovery file that seed the
 // in-memory Maestro (see toMaestro), as a discovery file again.
-func maestroDiscovery(r io.Reader, task *config.TaskConfig) (io.Reader, error) {
+func maestroDiscovery(r io.Reader, task *task.TaskConfig) (io.Reader, error) {
 	entries, err := discoveryEntries(r)
 	if err != nil {
 		return nil, err
@@ -185,7 +186,7 @@ func objectPath(namespace, name string) string {
 	return namespace + "/" + name
 }
 
-func hasKubeResources(task *config.TaskConfig) bool {
+func hasKubeResources(task *task.TaskConfig) bool {
 	for i := range task.Resources {
 		if task.Resources[i].IsKubernetes() {
 			return true

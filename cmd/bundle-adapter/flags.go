@@ -9,6 +9,7 @@ import (
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
 	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
 // configFlags are the file flags shared by serve, validate, config dump and
@@ -48,7 +49,7 @@ func firstEnv(names ...string) string {
 func (f *configFlags) files() (config.Files, error) {
 	files := config.Files{Adapter: f.adapter, Task: f.task, Broker: f.broker, CheckWork: adapter.CheckWork}
 	for _, s := range f.refRoots {
-		root, err := config.ParseRefRoot(s)
+		root, err := task.ParseRefRoot(s)
 		if err != nil {
 			return files, fmt.Errorf("--ref-root: %w", err)
 		}

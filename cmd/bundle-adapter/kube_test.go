@@ -18,26 +18,28 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 	"github.com/bundle-adapter/bundle-adapter/kubeclient"
+	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
 func TestTransportsUsed(t *testing.T) {
-	res := func(client string) config.Resource {
-		return config.Resource{Transport: config.Transport{Client: client}}
+	res := func(client string) task.Resource {
+		return task.Resource{Transport: task.Transport{Client: client}}
 	}
 	cases := []struct {
 		name          string
-		resources     []config.Resource
+		resources     []task.Resource
 		maestro, kube bool
 	}{
 		{"no resources: Maestro as always", nil, true, false},
-		{"maestro only", []config.Resource{res("maestro")}, true, false},
-		{"kubernetes only: no Maestro client", []config.Resource{res("kubernetes"), res("kubernetes")}, false, true},
-		{"both", []config.Resource{res("maestro"), res("kubernetes")}, true, true},
+		{"maestro only", []task.Resource{res("maestro")}, true, false},
+		{"kubernetes only: no Maestro client", []task.Resource{res("kubernetes"), res("kubernetes")}, false, true},
+		{"both", []task.Resource{res("maestro"), res("kubernetes")}, true, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m, k := transportsUsed(&config.TaskConfig{TaskSpec: config.TaskSpec{Resources: c.resources}})
+			m, k := transportsUsed(&task.TaskConfig{TaskSpec: task.TaskSpec{Resources: c.resources}})
 			if m != c.maestro || k != c.kube {
 				t.Errorf("maestro %v kube %v, want %v %v", m, k, c.maestro, c.kube)
 			}
@@ -56,7 +58,7 @@ func TestKubeOptions(t *testing.T) {
 	}{
 		{"absent", nil, kubeclient.Options{}},
 		{"every key", &config.KubernetesClient{APIVersion: "v1", KubeConfigPath: "/kc", Context: "ctx", QPS: 25, Burst: 50,
-			Timeout: config.Duration(3 * time.Second), FieldManager: "fm"},
+			Timeout: configfile.Duration(3 * time.Second), FieldManager: "fm"},
 			kubeclient.Options{Kubeconfig: "/kc", Context: "ctx", QPS: 25, Burst: 50, Timeout: 3 * time.Second, FieldManager: "fm"}},
 	}
 	for _, c := range cases {

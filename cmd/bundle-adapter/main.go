@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 )
 
 // Exit codes shared by the subcommands.
@@ -53,7 +53,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // printError prints config errors one per line, each naming file, line and
 // field, and any other error on one line.
 func printError(w io.Writer, err error) {
-	var ce config.Errors
+	var ce configfile.Errors
 	if errors.As(err, &ce) {
 		fmt.Fprintf(w, "invalid configuration (%d problems):\n", len(ce))
 		for _, e := range ce {

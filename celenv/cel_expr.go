@@ -1,0 +1,35 @@
+package celenv
+
+import (
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
+	"github.com/google/cel-go/cel"
+	"gopkg.in/yaml.v3"
+)
+
+// Expr is a CEL expression from a config file, compiled at load.
+type Expr struct {
+	Src  string
+	Path string
+	Line int
+
+	// Program is ready to evaluate; safe for concurrent use.
+	Program cel.Program
+	// Uninterruptible reports that Program has no comprehension (all,
+	// exists, map, filter, ...). A comprehension is the only place a CEL
+	// evaluation checks its context (every celInterruptCheckInterval
+	// iterations), so such a program evaluates the same with ContextEval
+	// and with Eval, whatever the context. The zero value, false, claims
+	// nothing: the program is evaluated under its context.
+	Uninterruptible bool
+}
+
+func (e *Expr) DecodeNode(d *configfile.Decoder, n *yaml.Node, path string) {
+	if n.Kind != yaml.ScalarNode {
+		d.Errs.AddAt(path, n.Line, "must be a CEL expression string, not %s", configfile.Describe(n))
+		return
+	}
+	e.Src, e.Path, e.Line = n.Value, path, n.Line
+}
+
+// MarshalYAML writes the expression as written.
+func (e *Expr) MarshalYAML() (any, error) { return e.Src, nil }

@@ -1,0 +1,98 @@
+package celenv
+
+import (
+	"reflect"
+
+	"github.com/bundle-adapter/bundle-adapter/tmpl"
+	"github.com/google/cel-go/checker"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+const celToJSONOverload = "toJson_dyn"
+
+// celToJSON encodes v as JSON. The encoded size is bounded first by walking
+// v (celJSONBound); a result past MaxTemplateFuncBytes is an error naming
+// toJson and the limit, before anything is converted or encoded.
+func celToJSON(v ref.Val) ref.Val {
+	if n := celJSONBound(v, tmpl.MaxTemplateFuncBytes); n > tmpl.MaxTemplateFuncBytes {
+		return types.NewErr("toJson: the result would be over the function result limit of %d bytes", tmpl.MaxTemplateFuncBytes)
+	}
+	native, err := v.ConvertToNative(reflect.TypeOf(&structpb.Value{}))
+	if err != nil {
+		return types.NewErr("toJson: %v", err)
+	}
+	b, err := protojson.Marshal(native.(*structpb.Value))
+	if err != nil {
+		return types.NewErr("toJson: %v", err)
+	}
+	return types.String(b)
+}
+
+// trackCELToJSON is toJson's runtime cost: one per byte of the result, so
+// the cost limit sees what nested calls build.
+func trackCELToJSON(_ []ref.Val, result ref.Val) *uint64 {
+	cost := uint64(1)
+	if s, ok := result.(types.String); ok {
+		cost += uint64(len(s))
+	}
+	return &cost
+}
+
+// estimateCELToJSON is toJson's check-time estimate: the size of a dyn
+// value is unknown, so the cost is too; the result is at most
+// MaxTemplateFuncBytes.
+func estimateCELToJSON(_ checker.CostEstimator, _ *checker.AstNode, args []checker.AstNode) *checker.CallEstimate {
+	if len(args) != 1 {
+		return nil
+	}
+	size := checker.SizeEstimate{Min: 1, Max: tmpl.MaxTemplateFuncBytes}
+	return &checker.CallEstimate{CostEstimate: checker.CostEstimate{Min: 1, Max: 1 + tmpl.MaxTemplateFuncBytes}, ResultSize: &size}
+}
+
+// celJSONBound is an upper bound of the JSON size of v, walking at most
+// until the bound passes limit.
+func celJSONBound(v ref.Val, limit int) int {
+	w := celBounder{limit: limit}
+	w.add(v)
+	return min(w.n, limit+1)
+}
+
+type celBounder struct{ n, limit int }
+
+func (w *celBounder) add(v ref.Val) {
+	if w.n > w.limit {
+		return
+	}
+	switch x := v.(type) {
+	case types.String:
+		w.n += tmpl.JSONStringBound(string(x))
+	case types.Bytes:
+		w.n += 4*len(x)/3 + 4
+	case traits.Mapper:
+		w.addMap(x)
+	case traits.Lister:
+		w.n += 2
+		for it := x.Iterator(); it.HasNext() == types.True && w.n <= w.limit; {
+			w.n++
+			w.add(it.Next())
+		}
+	default:
+		w.n += 32 // numbers, bools, null, timestamps
+	}
+}
+
+func (w *celBounder) addMap(m traits.Mapper) {
+	w.n += 2
+	for it := m.Iterator(); it.HasNext() == types.True && w.n <= w.limit; {
+		k := it.Next()
+		w.n += 3
+		w.add(k)
+		if val, found := m.Find(k); found {
+			w.add(val)
+		}
+	}
+}
