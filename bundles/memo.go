@@ -220,6 +220,25 @@ func (w *memoWriter) value(v any) bool {
 	if !w.spend(1, 0) {
 		return false
 	}
+	var ok bool
+	switch x := v.(type) {
+	case map[string]any:
+		ok = w.mapAny(x)
+	case map[string]string:
+		ok = w.mapString(x)
+	case []any:
+		ok = w.listAny(x)
+	case []string:
+		ok = w.listString(x)
+	default:
+		ok = w.scalar(v)
+	}
+	return ok && w.spend(0, 0)
+}
+
+// scalar hashes a nil, bool, string, json.Number or Go number with its
+// type; false for any other type.
+func (w *memoWriter) scalar(v any) bool {
 	switch x := v.(type) {
 	case nil:
 		w.tag('n')
@@ -236,6 +255,16 @@ func (w *memoWriter) value(v any) bool {
 	case json.Number:
 		w.tag('N')
 		w.str(string(x))
+	default:
+		return w.number(v)
+	}
+	return true
+}
+
+// number hashes one of Go's integer or float types, each with its own tag
+// (floats by their bits); false for any other type.
+func (w *memoWriter) number(v any) bool {
+	switch x := v.(type) {
 	case int:
 		w.int('i', int64(x))
 	case int8:
@@ -260,52 +289,73 @@ func (w *memoWriter) value(v any) bool {
 		w.unsigned('g', uint64(math.Float32bits(x)))
 	case float64:
 		w.unsigned('f', math.Float64bits(x))
-	case map[string]any:
-		if w.nodes+len(x) > memoMaxNodes { // before sorting the keys
-			return false
-		}
-		w.tag('m')
-		w.uint(uint64(len(x)))
-		for _, k := range sortedKeys(x) {
-			w.str(k)
-			if !w.value(x[k]) {
-				return false
-			}
-		}
-	case map[string]string:
-		if !w.spend(len(x), 0) {
-			return false
-		}
-		w.tag('M')
-		w.uint(uint64(len(x)))
-		for _, k := range sortedKeys(x) {
-			w.str(k)
-			w.str(x[k])
-		}
-	case []any:
-		if w.nodes+len(x) > memoMaxNodes {
-			return false
-		}
-		w.tag('l')
-		w.uint(uint64(len(x)))
-		for _, e := range x {
-			if !w.value(e) {
-				return false
-			}
-		}
-	case []string:
-		if !w.spend(len(x), 0) {
-			return false
-		}
-		w.tag('L')
-		w.uint(uint64(len(x)))
-		for _, e := range x {
-			w.str(e)
-		}
 	default:
 		return false
 	}
-	return w.spend(0, 0)
+	return true
+}
+
+// mapAny hashes x's entries in key order; false when its entries would
+// pass memoMaxNodes (checked before sorting the keys) or a value cannot be
+// hashed.
+func (w *memoWriter) mapAny(x map[string]any) bool {
+	if w.nodes+len(x) > memoMaxNodes { // before sorting the keys
+		return false
+	}
+	w.tag('m')
+	w.uint(uint64(len(x)))
+	for _, k := range sortedKeys(x) {
+		w.str(k)
+		if !w.value(x[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// mapString hashes x's entries in key order, each value counted as a
+// node; false past memoMaxNodes.
+func (w *memoWriter) mapString(x map[string]string) bool {
+	if !w.spend(len(x), 0) {
+		return false
+	}
+	w.tag('M')
+	w.uint(uint64(len(x)))
+	for _, k := range sortedKeys(x) {
+		w.str(k)
+		w.str(x[k])
+	}
+	return true
+}
+
+// listAny hashes x's elements in order; false when they would pass
+// memoMaxNodes or one cannot be hashed.
+func (w *memoWriter) listAny(x []any) bool {
+	if w.nodes+len(x) > memoMaxNodes {
+		return false
+	}
+	w.tag('l')
+	w.uint(uint64(len(x)))
+	for _, e := range x {
+		if !w.value(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// listString hashes x's elements in order, each counted as a node; false
+// past memoMaxNodes.
+func (w *memoWriter) listString(x []string) bool {
+	if !w.spend(len(x), 0) {
+		return false
+	}
+	w.tag('L')
+	w.uint(uint64(len(x)))
+	for _, e := range x {
+		w.str(e)
+	}
+	return true
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -134,25 +134,33 @@ func Split(rendered []byte) ([]Object, error) {
 type deployment struct {
 	Spec struct {
 		Template struct {
-			Spec struct {
-				Containers []struct {
-					Name         string   `yaml:"name"`
-					Args         []string `yaml:"args"`
-					Env          []envVar `yaml:"env"`
-					VolumeMounts []struct {
-						Name      string `yaml:"name"`
-						MountPath string `yaml:"mountPath"`
-						SubPath   string `yaml:"subPath"`
-					} `yaml:"volumeMounts"`
-				} `yaml:"containers"`
-				Volumes []struct {
-					Name      string     `yaml:"name"`
-					ConfigMap *cmSource  `yaml:"configMap"`
-					Projected *projected `yaml:"projected"`
-				} `yaml:"volumes"`
-			} `yaml:"spec"`
+			Spec podSpec `yaml:"spec"`
 		} `yaml:"template"`
 	} `yaml:"spec"`
+}
+
+type podSpec struct {
+	Containers []container `yaml:"containers"`
+	Volumes    []volume    `yaml:"volumes"`
+}
+
+type container struct {
+	Name         string        `yaml:"name"`
+	Args         []string      `yaml:"args"`
+	Env          []envVar      `yaml:"env"`
+	VolumeMounts []volumeMount `yaml:"volumeMounts"`
+}
+
+type volumeMount struct {
+	Name      string `yaml:"name"`
+	MountPath string `yaml:"mountPath"`
+	SubPath   string `yaml:"subPath"`
+}
+
+type volume struct {
+	Name      string     `yaml:"name"`
+	ConfigMap *cmSource  `yaml:"configMap"`
+	Projected *projected `yaml:"projected"`
 }
 
 type envVar struct {
@@ -193,6 +201,24 @@ const SecretPlaceholder = "amqp://user:password@rabbitmq.invalid:5672/"
 // the adapter config, task config and broker config. A ConfigMap that is
 // not among objs (made elsewhere) is skipped.
 func Mount(objs []Object, dir string) (*Mounted, error) {
+	cms, dep := configMapsAndDeployment(objs)
+	if dep == nil {
+		return nil, errors.New("no Deployment among the rendered objects")
+	}
+	pod, err := podOf(dep)
+	if err != nil {
+		return nil, err
+	}
+	c := pod.Containers[0]
+	if err := writeMounts(dir, c.VolumeMounts, volumeFiles(pod.Volumes, cms)); err != nil {
+		return nil, err
+	}
+	return mountedConfig(c, dir)
+}
+
+// configMapsAndDeployment indexes objs' ConfigMaps by name and returns the
+// last Deployment among them (nil when there is none).
+func configMapsAndDeployment(objs []Object) (map[string]Object, *Object) {
 	cms := map[string]Object{}
 	var dep *Object
 	for i, o := range objs {
@@ -203,53 +229,70 @@ func Mount(objs []Object, dir string) (*Mounted, error) {
 			dep = &objs[i]
 		}
 	}
-	if dep == nil {
-		return nil, errors.New("no Deployment among the rendered objects")
-	}
+	return cms, dep
+}
+
+// podOf decodes the pod spec of the Deployment dep; an error when it has no
+// container.
+func podOf(dep *Object) (podSpec, error) {
 	var d deployment
 	if err := yaml.Unmarshal(dep.Doc, &d); err != nil {
-		return nil, err
+		return podSpec{}, err
 	}
 	pod := d.Spec.Template.Spec
 	if len(pod.Containers) == 0 {
-		return nil, errors.New("the Deployment has no container")
+		return podSpec{}, errors.New("the Deployment has no container")
 	}
-	c := pod.Containers[0]
-	// files maps a path inside the volume to its content, per volume.
+	return pod, nil
+}
+
+// volumeFiles maps each ConfigMap or projected volume's name to its files
+// (a path inside the volume to its content) from the ConfigMaps cms. A
+// volume whose ConfigMaps are not in cms has no files but is present.
+func volumeFiles(vols []volume, cms map[string]Object) map[string]map[string]string {
 	files := map[string]map[string]string{}
-	addCM := func(vol string, src *cmSource) {
-		if files[vol] == nil {
-			files[vol] = map[string]string{}
-		}
-		cm, ok := cms[src.Name]
-		if !ok {
-			return
-		}
-		if len(src.Items) == 0 {
-			for k, v := range cm.Data {
-				files[vol][k] = v
-			}
-			return
-		}
-		for _, it := range src.Items {
-			if v, ok := cm.Data[it.Key]; ok {
-				files[vol][it.Path] = v
-			}
-		}
-	}
-	for _, v := range pod.Volumes {
+	for _, v := range vols {
 		switch {
 		case v.ConfigMap != nil:
-			addCM(v.Name, v.ConfigMap)
+			addConfigMap(files, v.Name, v.ConfigMap, cms)
 		case v.Projected != nil:
 			for _, s := range v.Projected.Sources {
 				if s.ConfigMap != nil {
-					addCM(v.Name, s.ConfigMap)
+					addConfigMap(files, v.Name, s.ConfigMap, cms)
 				}
 			}
 		}
 	}
-	for _, m := range c.VolumeMounts {
+	return files
+}
+
+// addConfigMap adds the files src projects into volume vol: all of its
+// ConfigMap's keys, or only its items' keys at their paths.
+func addConfigMap(files map[string]map[string]string, vol string, src *cmSource, cms map[string]Object) {
+	if files[vol] == nil {
+		files[vol] = map[string]string{}
+	}
+	cm, ok := cms[src.Name]
+	if !ok {
+		return
+	}
+	if len(src.Items) == 0 {
+		for k, v := range cm.Data {
+			files[vol][k] = v
+		}
+		return
+	}
+	for _, it := range src.Items {
+		if v, ok := cm.Data[it.Key]; ok {
+			files[vol][it.Path] = v
+		}
+	}
+}
+
+// writeMounts writes under dir the files each mount's volume holds (see
+// Mount); mounts of volumes not in files are skipped.
+func writeMounts(dir string, mounts []volumeMount, files map[string]map[string]string) error {
+	for _, m := range mounts {
 		vf, ok := files[m.Name]
 		if !ok {
 			continue
@@ -263,14 +306,20 @@ func Mount(objs []Object, dir string) (*Mounted, error) {
 				target = filepath.Join(dir, m.MountPath)
 			}
 			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				return nil, err
+				return err
 			}
 			if err := os.WriteFile(target, []byte(content), 0o644); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
+	return nil
+}
 
+// mountedConfig is the Mounted for container c with files under dir: its
+// environment, and the three config paths its flags or else its variables
+// name, made paths under dir. An error when one of the three is not named.
+func mountedConfig(c container, dir string) (*Mounted, error) {
 	mt := &Mounted{}
 	env := map[string]string{}
 	for _, e := range c.Env {
