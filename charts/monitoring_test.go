@@ -300,10 +300,10 @@ func TestDashboard(t *testing.T) {
 	t.Logf("%d panels, %d queries", len(d.Panels), queries)
 }
 
-// TestReadmeListsMetrics checks that README.md's "Health and metrics" table
-// names every metric metrics/metrics.go registers.
+// TestReadmeListsMetrics checks that docs/operations.md's "Health and
+// metrics" table names every metric metrics/metrics.go registers.
 func TestReadmeListsMetrics(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../docs/operations.md")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func isLegacyError(err error) bool {
 
 const legacyHelp = "split it in two as HyperFleet adapter v0.1.0 did: the adapter config keeps adapter and " +
 	"clients (clients.hyperfleet_api, clients.broker, clients.maestro), and params, preconditions, resources and " +
-	"post move to a task config passed with --task-config (README: Moving from hyperfleet-adapter)"
+	"post move to a task config passed with --task-config (docs/migration.md)"
 
 // legacyTaskKeys are the task-config keys a single-file config holds.
 var legacyTaskKeys = []string{"params", "preconditions", "resources", "post"}
