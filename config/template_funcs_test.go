@@ -3,12 +3,11 @@ package config
 import (
 	"errors"
 	"fmt"
-	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
-	"github.com/bundle-adapter/bundle-adapter/tmpl"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 )
 
 // Templates cannot read the environment, files, the network or run
@@ -56,32 +55,5 @@ func TestTemplatesCannotReachEnvOrFiles(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "reads-env.yaml") {
 		t.Errorf("the problem in the manifest file must name it:\n%v", err)
-	}
-}
-
-// A template cannot make the adapter build an unbounded string: output past
-// MaxTemplateOutputBytes stops the execution with an error naming the
-// template and the limit.
-func TestTemplateOutputIsBounded(t *testing.T) {
-	tm, err := tmpl.ParseTemplate("resources[0].manifest", `{{ range 100000000 }}0123456789{{ end }}`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	out, err := tm.Execute(map[string]any{}, time.Time{})
-	if err == nil || out != "" {
-		t.Fatalf("Execute = %d bytes, %v; want an error", len(out), err)
-	}
-	want := fmt.Sprintf("template: resources[0].manifest: output exceeds the template output limit of %d bytes", tmpl.MaxTemplateOutputBytes)
-	if err.Error() != want {
-		t.Errorf("error %q, want %q", err, want)
-	}
-	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("took %v", took)
-	}
-	// Exactly the limit is fine.
-	tm, _ = tmpl.ParseTemplate("p", fmt.Sprintf(`{{ range %d }}0123456789{{ end }}`, tmpl.MaxTemplateOutputBytes/10))
-	if out, err := tm.Execute(map[string]any{}, time.Time{}); err != nil || len(out) != tmpl.MaxTemplateOutputBytes/10*10 {
-		t.Errorf("at the limit: %d bytes, %v", len(out), err)
 	}
 }

@@ -193,3 +193,30 @@ func TestTemplateFuncsCheckSizeFirst(t *testing.T) {
 		}
 	}
 }
+
+// A template cannot make the adapter build an unbounded string: output past
+// MaxTemplateOutputBytes stops the execution with an error naming the
+// template and the limit.
+func TestTemplateOutputIsBounded(t *testing.T) {
+	tm, err := ParseTemplate("resources[0].manifest", `{{ range 100000000 }}0123456789{{ end }}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	out, err := tm.Execute(map[string]any{}, time.Time{})
+	if err == nil || out != "" {
+		t.Fatalf("Execute = %d bytes, %v; want an error", len(out), err)
+	}
+	want := fmt.Sprintf("template: resources[0].manifest: output exceeds the template output limit of %d bytes", MaxTemplateOutputBytes)
+	if err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("took %v", took)
+	}
+	// Exactly the limit is fine.
+	tm, _ = ParseTemplate("p", fmt.Sprintf(`{{ range %d }}0123456789{{ end }}`, MaxTemplateOutputBytes/10))
+	if out, err := tm.Execute(map[string]any{}, time.Time{}); err != nil || len(out) != MaxTemplateOutputBytes/10*10 {
+		t.Errorf("at the limit: %d bytes, %v", len(out), err)
+	}
+}

@@ -1,9 +1,7 @@
-package config
+package tmpl
 
 import (
 	"encoding/json"
-	"github.com/bundle-adapter/bundle-adapter/tmpl"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +32,7 @@ func TestURLTemplateEscapesValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.src+" "+tt.id, func(t *testing.T) {
-			tp, err := tmpl.ParseURLTemplate("url", tt.src)
+			tp, err := ParseURLTemplate("url", tt.src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,13 +75,13 @@ func TestJSONTemplateKeepsStructure(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {
-			tp, err := tmpl.ParseJSONTemplate("body", tt.src)
+			tp, err := ParseJSONTemplate("body", tt.src)
 			if err != nil {
 				t.Fatal(err)
 			}
 			got, err := tp.Execute(data, time.Time{})
 			if err == nil {
-				err = tmpl.ValidJSONBody([]byte(got))
+				err = ValidJSONBody([]byte(got))
 			}
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -108,17 +106,17 @@ func TestJSONTemplateKeepsStructure(t *testing.T) {
 func TestEscapedTemplatesRefusedAtLoad(t *testing.T) {
 	tests := []struct {
 		name, src, want string
-		parse           func(string, string) (*tmpl.Template, error)
+		parse           func(string, string) (*Template, error)
 	}{
-		{"url fragment value", "/c/x#{{ .id }}", "'#'", tmpl.ParseURLTemplate},
-		{"url template call", `{{ define "x" }}{{ .id }}{{ end }}/c/{{ template "x" . }}`, "{{define}}", tmpl.ParseURLTemplate},
-		{"json literal not JSON", `{"a": 1`, "not valid JSON", tmpl.ParseJSONTemplate},
-		{"json unclosed string", `{"a": "{{ .id }}}`, "not closed", tmpl.ParseJSONTemplate},
-		{"json branch opens a string", `{"a": {{ if .x }}"{{ end }}1}`, "{{if}} branch", tmpl.ParseJSONTemplate},
-		{"json after backslash", `{"a": "\{{ .id }}"}`, "backslash", tmpl.ParseJSONTemplate},
-		{"json template call", `{{ template "x" . }}`, "{{template}}", tmpl.ParseJSONTemplate},
-		{"json text after a value", `{{ .status }},x`, "whatever the values", tmpl.ParseJSONTemplate},
-		{"json two values in a row", `{"a": {{ .x }} {{ .y }}}`, "whatever the values", tmpl.ParseJSONTemplate},
+		{"url fragment value", "/c/x#{{ .id }}", "'#'", ParseURLTemplate},
+		{"url template call", `{{ define "x" }}{{ .id }}{{ end }}/c/{{ template "x" . }}`, "{{define}}", ParseURLTemplate},
+		{"json literal not JSON", `{"a": 1`, "not valid JSON", ParseJSONTemplate},
+		{"json unclosed string", `{"a": "{{ .id }}}`, "not closed", ParseJSONTemplate},
+		{"json branch opens a string", `{"a": {{ if .x }}"{{ end }}1}`, "{{if}} branch", ParseJSONTemplate},
+		{"json after backslash", `{"a": "\{{ .id }}"}`, "backslash", ParseJSONTemplate},
+		{"json template call", `{{ template "x" . }}`, "{{template}}", ParseJSONTemplate},
+		{"json text after a value", `{{ .status }},x`, "whatever the values", ParseJSONTemplate},
+		{"json two values in a row", `{"a": {{ .x }} {{ .y }}}`, "whatever the values", ParseJSONTemplate},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -128,16 +126,4 @@ func TestEscapedTemplatesRefusedAtLoad(t *testing.T) {
 			}
 		})
 	}
-}
-
-// validate reports api_call templates that can never be sent right, with
-// file, line and YAML path.
-func TestAPICallTemplatesCheckedAtLoad(t *testing.T) {
-	_, err := LoadTaskConfig(filepath.Join("testdata", "broken", "api-call-escaping.yaml"))
-	assertErrors(t, err, []string{
-		`api-call-escaping.yaml:9: post.post_actions[0].api_call.body: body is not valid JSON: invalid character ',' after top-level value whatever the values`,
-		`api-call-escaping.yaml:11: post.post_actions[1].api_call.body: body is not valid JSON`,
-		`api-call-escaping.yaml:13: post.post_actions[2].api_call.url: a value after '#' is not supported`,
-		`api-call-escaping.yaml:15: post.post_actions[3].api_call.body: a JSON string is not closed`,
-	})
 }
