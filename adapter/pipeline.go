@@ -69,7 +69,7 @@ type Options struct {
 	// whose bundle inputs did not change decides without rendering; 0
 	// means bundles.DefaultMemoSize, a negative value turns it off. Only a
 	// manifest whose templates read nothing but paths of their data is
-	// remembered (config.Manifest.Reads): one that uses now, or reads its
+	// remembered (task.Manifest.Reads): one that uses now, or reads its
 	// data whole, is rendered on every event.
 	FingerprintMemo int
 }
@@ -150,7 +150,7 @@ func New(o Options) (*Pipeline, error) {
 }
 
 // memoReads are the data paths of every maestro resource whose manifest
-// reads only paths of its data (config.Manifest.Reads).
+// reads only paths of its data (task.Manifest.Reads).
 func memoReads(tc *task.TaskConfig) map[*task.Resource][][]string {
 	out := map[*task.Resource][][]string{}
 	for i := range tc.Resources {

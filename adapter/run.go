@@ -135,7 +135,7 @@ func (r *eventRun) evalCEL(ctx context.Context, e *celenv.Expr, vars any) (ref.V
 }
 
 // evalUninterruptible is evalCEL for a program without a comprehension,
-// which never checks its context (see config.Expr.Uninterruptible): it
+// which never checks its context (see celenv.Expr.Uninterruptible): it
 // evaluates without the timeout's context and timer, and a failure counts
 // as stopped, as under that context, when the event's context is done or
 // the timeout has passed.

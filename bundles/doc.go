@@ -2,7 +2,7 @@
 // encodes them canonically and fingerprints them.
 //
 // Everything here is on the per-event path: nothing parses YAML or templates
-// except the documented slow path for Whole manifests (config.Manifest.Whole),
+// except the documented slow path for Whole manifests (task.Manifest.Whole),
 // whose rendered text is YAML-decoded on every render.
 //
 // # Fingerprint

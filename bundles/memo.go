@@ -104,7 +104,7 @@ type MemoKey [16]byte
 
 // MemoKeyOf is the digest of a render's inputs: id (what is rendered: the
 // resource, its bundle name and consumer; the caller's strings, each
-// hashed whole) and, for every path of paths (config.Manifest.Reads), how
+// hashed whole) and, for every path of paths (task.Manifest.Reads), how
 // far the path reaches in data and the value there, with its exact Go
 // type (int64 1, float64 1 and "1" differ, as they may in a template's
 // output). A path that meets something other than a map[string]any stops

@@ -117,7 +117,7 @@ func TestMemoBounded(t *testing.T) {
 	}
 }
 
-// memoTemplates read data through every construct config.Template.Reads
+// memoTemplates read data through every construct tmpl.Template.Reads
 // follows; each is a manifest leaf of its own.
 var memoTemplates = []string{
 	"{{ .clusterId }}-{{ .generation }}",

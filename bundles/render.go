@@ -27,7 +27,7 @@ func Render(m *task.Manifest, data map[string]any, now time.Time) (map[string]an
 }
 
 // RenderContext is Render stopped when ctx is done: every template
-// execution checks ctx at its steps (see config.Template.ExecuteContext),
+// execution checks ctx at its steps (see tmpl.Template.ExecuteContext),
 // so a caller that gives up gets its goroutine back at once.
 func RenderContext(ctx context.Context, m *task.Manifest, data map[string]any, now time.Time) (map[string]any, error) {
 	switch {
