@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"net"
 	"net/http"
 	"os/signal"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/broker"
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/health"
+	"github.com/bundle-adapter/bundle-adapter/internal/boundedhttp"
 	"github.com/bundle-adapter/bundle-adapter/kubeclient"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
 	"github.com/bundle-adapter/bundle-adapter/metrics"
@@ -200,7 +200,7 @@ func consumeUntilDone(ctx context.Context, d *broker.Dispatcher, c broker.Consum
 // healthCheckTimeout bounds each readiness check's request.
 const healthCheckTimeout = 2 * time.Second
 
-func startHealth(listen string, cfg *config.Config, c broker.Consumer, transports map[string]health.Check, m *metrics.Metrics, log *slog.Logger) (*http.Server, error) {
+func startHealth(listen string, cfg *config.Config, c broker.Consumer, transports map[string]health.Check, m *metrics.Metrics, log *slog.Logger) (*boundedhttp.Server, error) {
 	client := &http.Client{Timeout: healthCheckTimeout, Transport: uaTransport{http.DefaultTransport}}
 	checks := map[string]health.Check{
 		"broker": func(context.Context) error {
@@ -243,19 +243,14 @@ func metricsOnly(m *metrics.Metrics) http.Handler {
 	return mux
 }
 
-// startServer listens on addr and serves h until closed.
-func startServer(name, addr string, h http.Handler, log *slog.Logger) (*http.Server, error) {
-	ln, err := net.Listen("tcp", addr)
+// startServer listens on addr and serves h until closed, with the
+// timeouts and connection cap every endpoint has (internal/boundedhttp).
+func startServer(name, addr string, h http.Handler, log *slog.Logger) (*boundedhttp.Server, error) {
+	srv, err := boundedhttp.Listen(addr, h, boundedhttp.Options{Name: name, Log: log})
 	if err != nil {
-		return nil, fmt.Errorf("%s server: %w", name, err)
+		return nil, err
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error(name+" server stopped", "error", err)
-		}
-	}()
-	log.Info(name+" server listening", "address", ln.Addr().String())
+	log.Info(name+" server listening", "address", srv.Addr().String())
 	return srv, nil
 }
 
