@@ -4,16 +4,19 @@
 // /healthz answers 200 while the process serves HTTP. /readyz answers 200
 // only when every readiness check passes (subscribed to the broker, Maestro
 // and the HyperFleet API answering) and 503 with the failing checks
-// otherwise. Check results are cached for CacheFor so probes never hammer
-// the dependencies.
+// otherwise. The checks run side by side on a context of their own, never
+// the probe's, each bounded by Options.Timeout; probes that arrive while
+// they run wait for that one run, and its result answers probes for
+// Options.CacheFor, so probes never hammer the dependencies and a probe
+// whose client gave up changes nothing.
 package health
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
-	"sort"
-	"strings"
+	neturl "net/url"
 	"sync"
 	"time"
 )
@@ -31,8 +34,10 @@ type Handler struct {
 	extra map[string]http.Handler
 
 	mu      sync.Mutex
-	checked time.Time
-	last    map[string]error
+	checked time.Time       // when last was stored; zero: never
+	last    []string        // the failing checks of the last flight
+	flight  *flight         // the checks in progress, or nil
+	running map[string]bool // checks whose last call has not returned
 }
 
 // Handle serves h at path too. Call it before the handler serves.
@@ -43,13 +48,24 @@ func (h *Handler) Handle(path string, handler http.Handler) {
 	h.extra[path] = handler
 }
 
-// New returns a handler; metrics may be nil. Checks run at most every
-// cacheFor (default 5s), each bounded by 2s.
-func New(checks map[string]Check, metrics http.Handler, cacheFor time.Duration) *Handler {
-	if cacheFor <= 0 {
-		cacheFor = 5 * time.Second
+// Options tune a Handler; zero fields take the defaults.
+type Options struct {
+	// CacheFor is how long a result answers probes (default 5s).
+	CacheFor time.Duration
+	// Timeout bounds each check (default 2s): its context ends then, and a
+	// check that has not returned by then is reported failed.
+	Timeout time.Duration
+}
+
+// New returns a handler serving checks; metrics may be nil.
+func New(checks map[string]Check, metrics http.Handler, o Options) *Handler {
+	if o.CacheFor <= 0 {
+		o.CacheFor = 5 * time.Second
 	}
-	return &Handler{checks: checks, metrics: metrics, cacheFor: cacheFor, timeout: 2 * time.Second}
+	if o.Timeout <= 0 {
+		o.Timeout = 2 * time.Second
+	}
+	return &Handler{checks: checks, metrics: metrics, cacheFor: o.CacheFor, timeout: o.Timeout, running: map[string]bool{}}
 }
 
 // ServeHTTP routes /healthz, /readyz and /metrics.
@@ -74,56 +90,27 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (h *Handler) ready(w http.ResponseWriter, r *http.Request) {
-	failed := h.run(r.Context())
-	if len(failed) == 0 {
-		fmt.Fprintln(w, "ready")
-		return
-	}
-	w.WriteHeader(http.StatusServiceUnavailable)
-	fmt.Fprintln(w, "not ready:")
-	for _, f := range failed {
-		fmt.Fprintln(w, "  "+f)
-	}
-}
-
-// run returns the failing checks as "name: error", sorted.
-func (h *Handler) run(ctx context.Context) []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.last == nil || time.Since(h.checked) > h.cacheFor {
-		h.last = map[string]error{}
-		for name, c := range h.checks {
-			cctx, cancel := context.WithTimeout(ctx, h.timeout)
-			h.last[name] = c(cctx)
-			cancel()
-		}
-		h.checked = time.Now()
-	}
-	var failed []string
-	for name, err := range h.last {
-		if err != nil {
-			failed = append(failed, name+": "+strings.TrimSpace(err.Error()))
-		}
-	}
-	sort.Strings(failed)
-	return failed
-}
-
-// HTTPCheck passes when url answers with any status below 500.
+// HTTPCheck passes when url answers with any status below 500. Its errors
+// never show the URL (/readyz is unauthenticated and a base URL can carry
+// a password, also where a malformed URL puts it in the host or path):
+// they say what happened, and the check's name says which dependency.
 func HTTPCheck(client *http.Client, url string) Check {
 	return func(ctx context.Context) error {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
-			return err
+			return errors.New("the URL does not parse (not shown: it may hold a password)")
 		}
 		resp, err := client.Do(req)
 		if err != nil {
-			return err
+			var uerr *neturl.Error
+			if errors.As(err, &uerr) {
+				err = uerr.Err
+			}
+			return fmt.Errorf("GET failed: %w", err)
 		}
 		resp.Body.Close()
 		if resp.StatusCode >= 500 {
-			return fmt.Errorf("%s answered %d", url, resp.StatusCode)
+			return fmt.Errorf("GET answered %d", resp.StatusCode)
 		}
 		return nil
 	}

@@ -20,7 +20,7 @@ func TestProbes(t *testing.T) {
 			return errors.New("not subscribed")
 		},
 		"maestro": func(context.Context) error { return nil },
-	}, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("metrics")) }), time.Nanosecond)
+	}, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("metrics")) }), Options{CacheFor: time.Nanosecond})
 	get := func(path string) (int, string) {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
@@ -64,5 +64,32 @@ func TestHTTPCheck(t *testing.T) {
 	srv.Close()
 	if err := check(context.Background()); err == nil {
 		t.Error("a closed server must fail the check")
+	}
+}
+
+// TestHTTPCheckErrorsHideThePassword: /readyz is unauthenticated and
+// prints each check's error; a base URL with a password must not show it,
+// whether the API answers 503, is down, or the URL does not even parse.
+func TestHTTPCheckErrorsHideThePassword(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(503) }))
+	defer srv.Close()
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close()
+	tests := []struct{ name, url string }{
+		{"503", strings.Replace(srv.URL, "http://", "http://user:S3CRET@", 1) + "/api"},
+		{"down", strings.Replace(down.URL, "http://", "http://user:S3CRET@", 1) + "/api"},
+		{"does not parse", "http://user:1234/S3CRET@host:bad/"},
+		{"control character", "http://user:S3CRET@host/\x7f\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := HTTPCheck(srv.Client(), tt.url)(context.Background())
+			if err == nil {
+				t.Fatal("the check passed")
+			}
+			if strings.Contains(err.Error(), "S3CRET") {
+				t.Errorf("error shows the password: %v", err)
+			}
+		})
 	}
 }

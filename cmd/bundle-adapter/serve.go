@@ -212,7 +212,7 @@ func startHealth(listen string, cfg *config.Config, c broker.Consumer, transport
 		"hyperfleet_api": health.HTTPCheck(client, readinessURL(cfg.Adapter.Clients.HyperfleetAPI)),
 	}
 	maps.Copy(checks, transports)
-	h := health.New(checks, promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}), 5*time.Second)
+	h := health.New(checks, promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{}), health.Options{CacheFor: 5 * time.Second, Timeout: healthCheckTimeout})
 	h.Handle("/config", configHandler(cfg))
 	return startServer("health", listen, h, log)
 }
