@@ -70,10 +70,15 @@ func (h *Handler) fly(f *flight) {
 	close(f.done)
 }
 
+// minGrace is the least time a check gets, after its context ended, to
+// return its own error.
+const minGrace = 250 * time.Millisecond
+
 // runChecks runs every check side by side on a context of its own bounded
-// by h.timeout, and returns the failures. A check that has not returned by
-// then is reported failed and left to return on its own; until it does,
-// later runs report it failed without calling it again.
+// by h.timeout, and returns the failures. A check that has not returned a
+// quarter of the timeout (at least minGrace) after its context ended (time
+// for it to report its own error) is reported failed and left to return on its own; until
+// it does, later runs report it failed without calling it again.
 func (h *Handler) runChecks() []string {
 	ctx, cancel := context.WithTimeout(context.Background(), h.timeout)
 	defer cancel()
@@ -91,10 +96,13 @@ func (h *Handler) runChecks() []string {
 		}
 		pending[name] = true
 		go func() {
-			defer h.finish(name)
-			results <- result{name, call(ctx, c)}
+			err := call(ctx, c)
+			h.finish(name) // before the result: the next run may call it again
+			results <- result{name, err}
 		}()
 	}
+	grace := time.NewTimer(h.timeout + max(h.timeout/4, minGrace))
+	defer grace.Stop()
 	for len(pending) > 0 {
 		select {
 		case r := <-results:
@@ -102,7 +110,7 @@ func (h *Handler) runChecks() []string {
 			if r.err != nil {
 				failed = append(failed, r.name+": "+strings.TrimSpace(r.err.Error()))
 			}
-		case <-ctx.Done():
+		case <-grace.C:
 			for name := range pending {
 				failed = append(failed, name+": no answer within "+h.timeout.String())
 			}

@@ -2,6 +2,7 @@ package health
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -167,6 +168,17 @@ func TestChecksAreBoundedAndIsolated(t *testing.T) {
 		}
 		if n := calls.Load(); n != 1 {
 			t.Errorf("a check still running was started %d times, want 1", n)
+		}
+	})
+	t.Run("a check that ends with its context reports its own error", func(t *testing.T) {
+		h := New(map[string]Check{"maestro": func(ctx context.Context) error {
+			<-ctx.Done()
+			return fmt.Errorf("dial maestro: %w", ctx.Err())
+		}}, nil, Options{CacheFor: time.Nanosecond, Timeout: 20 * time.Millisecond})
+		for range 5 {
+			if code, body := probeWithin(t, h); code != 503 || !strings.Contains(body, "maestro: dial maestro: context deadline exceeded") {
+				t.Fatalf("%d %q, want the check's own error", code, body)
+			}
 		}
 	})
 	t.Run("a check that panics", func(t *testing.T) {

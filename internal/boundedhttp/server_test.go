@@ -64,12 +64,12 @@ func closedByServer(c net.Conn) bool {
 	return !errors.Is(err, os.ErrDeadlineExceeded)
 }
 
-// waitConns waits until the server holds n connections in state (false:
-// it never did within patience).
-func waitConns(s *Server, n int, state http.ConnState) bool {
+// waitConns waits until the server holds n connections in the states
+// (false: it never did within patience).
+func waitConns(s *Server, n int, states ...http.ConnState) bool {
 	deadline := time.Now().Add(patience)
 	for time.Now().Before(deadline) {
-		if s.conns(state) == n {
+		if s.conns(states...) == n {
 			return true
 		}
 		time.Sleep(5 * time.Millisecond)
