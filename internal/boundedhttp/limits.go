@@ -21,8 +21,10 @@ const (
 	// covers /readyz, whose checks are bounded by 2s.
 	WriteTimeout = 30 * time.Second
 	// IdleTimeout closes a keep-alive connection that sends no next
-	// request (Prometheus reconnects after a longer scrape interval).
-	IdleTimeout = 30 * time.Second
+	// request. It is above the usual scrape intervals (15s, 30s, 60s; the
+	// chart's ServiceMonitor says 30s), so a scraper keeps its connection;
+	// idle connections never hold a slot a new one needs (see MaxConns).
+	IdleTimeout = 90 * time.Second
 	// MaxHeaderBytes bounds a request's line and headers (Go's default is
 	// 1 MiB); past it the server answers 431.
 	MaxHeaderBytes = 16 << 10
