@@ -120,6 +120,11 @@ func TestBusyConnectionsAtTheCapRefuseTheNext(t *testing.T) {
 		t.Error("a connection past the cap of 2 busy ones was kept")
 	}
 	close(release)
+	// Until their responses are out the two are still busy; then they
+	// wait for a next request, and the newest connection takes one's slot.
+	if !waitConns(s, 2, http.StateIdle) {
+		t.Fatal("the released connections never became idle")
+	}
 	c := dial(t, s)
 	if code, err := get(c, bufio.NewReader(c)); err != nil || code != 200 {
 		t.Errorf("once the handlers returned, a new connection got %d %v", code, err)
