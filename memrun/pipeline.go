@@ -7,7 +7,6 @@ import (
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
 	"github.com/bundle-adapter/bundle-adapter/config"
-	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi/apistub"
 	"github.com/bundle-adapter/bundle-adapter/kubeclient/memkube"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
 )
@@ -16,7 +15,9 @@ import (
 type Fakes struct {
 	Maestro *memmaestro.Store
 	Kube    *memkube.Store
-	API     *apistub.Stub
+	// API is the HyperFleet API: an *apistub.Stub, or anything that
+	// answers from one.
+	API adapter.API
 }
 
 // NewPipeline is the pipeline serve builds for cfg, against the fakes,
