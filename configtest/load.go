@@ -21,6 +21,7 @@ const maxInputBytes = 64 << 20
 // loaded is a test file read, checked and with its configs loaded.
 type loaded struct {
 	path  string
+	data  []byte     // the file as read, rewritten by --update
 	root  *yaml.Node // the document, rewritten by --update
 	file  File
 	cfg   *config.Config
@@ -37,13 +38,12 @@ type loadedCase struct {
 // is a configfile.Errors naming file, line and field.
 func load(path string) (*loaded, error) {
 	l := configfile.NewErrorList(path)
-	root, err := configfile.ReadYAML(path, l)
+	t, err := read(path, l)
 	if err != nil {
 		return nil, err
 	}
-	t := &loaded{path: path, root: root}
 	d := &configfile.Decoder{Errs: l}
-	d.Decode(root, configfile.ReflectValue(&t.file), "")
+	d.Decode(t.root, configfile.ReflectValue(&t.file), "")
 	if len(l.Errs) > 0 {
 		return nil, l.Result()
 	}
@@ -58,6 +58,29 @@ func load(path string) (*loaded, error) {
 	}
 	t.checkPayload(l)
 	return t, l.Result()
+}
+
+// read reads the file once (the text --update edits) and parses its one
+// YAML document.
+func read(path string, l *configfile.ErrorList) (*loaded, error) {
+	data, err := configfile.ReadFileBounded(path, configfile.MaxFileBytes)
+	if err != nil {
+		return nil, configfile.Errors{{File: path, Msg: fmt.Sprintf("cannot read: %v", configfile.UnwrapPathErr(err))}}
+	}
+	root, err := configfile.ParseYAML(data)
+	if err != nil {
+		fe := configfile.FieldError{File: path, Msg: "invalid YAML: " + err.Error()}
+		var ye *configfile.YAMLError
+		if errors.As(err, &ye) {
+			fe.Line, fe.Msg = ye.Line, "invalid YAML: "+ye.Msg
+		}
+		return nil, configfile.Errors{fe}
+	}
+	if configfile.Resolve(root) == nil {
+		return nil, configfile.Errors{{File: path, Msg: "file is empty (no YAML document)"}}
+	}
+	l.Lines[""] = 1
+	return &loaded{path: path, root: root, data: data}, nil
 }
 
 // check checks what the decoder cannot: required fields, the config files

@@ -147,19 +147,20 @@ func runFile(path string, o Options) *fileReport {
 		fr.err = err
 		return fr
 	}
-	updates := 0
+	var edits []edit
 	for _, c := range t.cases {
 		cstart := time.Now()
 		cr := &caseReport{name: c.name, line: c.line, steps: t.runCase(c)}
 		cr.elapsed = time.Since(cstart)
 		if o.Update && cr.failed() && cr.invalid() == nil {
-			cr.updated = rewriteCase(cr)
-			updates++
+			var e []edit
+			e, cr.updated = caseEdits(cr)
+			edits = append(edits, e...)
 		}
 		fr.cases = append(fr.cases, cr)
 	}
-	if updates > 0 {
-		if err := writeFile(t); err != nil {
+	if len(edits) > 0 {
+		if err := writeFile(t, edits); err != nil {
 			fr.err = err
 		}
 	}
