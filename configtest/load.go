@@ -111,7 +111,7 @@ func (t *loaded) checkCase(l *configfile.ErrorList, dir string, c *Case, path st
 	if c.Name == "" {
 		l.Add(path, "name is required")
 	} else {
-		names.Check(configfile.JoinPath(path, "name"), c.Name)
+		names.Check(path, c.Name)
 	}
 	inline := c.Expect != nil || c.Event != nil || c.APIResponses != nil || c.Env != nil || c.Now != "" ||
 		c.MaestroState != nil || c.KubeState != nil || c.Discovery != nil || c.ConfirmDeletions
