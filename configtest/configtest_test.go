@@ -87,8 +87,8 @@ func TestBrokenExpectationFailsWithDiffAndUpdateFixesIt(t *testing.T) {
 	after, _ := os.ReadFile(path)
 	wantDiff := map[string]string{
 		`            validationJob: {operation: create, state: done, reason: Created}   # keep this comment`: `            validationJob: {operation: recreate, state: done, reason: Recreated}   # keep this comment`,
-		`            Applied: {status: "True", message_regexp: 'validationJob: create/done$'}`:             `            Applied: {status: "True", message_regexp: "^clusterSetup: unchanged/done, validationJob: recreate/done$"}`,
-		`              metadata.annotations["hyperfleet.io/generation"]: "1"`:                               `              metadata.annotations["hyperfleet.io/generation"]: "2"`,
+		`            Applied: {status: "True", message_regexp: 'validationJob: create/done$'}`:               `            Applied: {status: "True", message_regexp: "^clusterSetup: unchanged/done, validationJob: recreate/done$"}`,
+		`              metadata.annotations["hyperfleet.io/generation"]: "1"`:                                `              metadata.annotations["hyperfleet.io/generation"]: "2"`,
 	}
 	bl, al := strings.Split(string(before), "\n"), strings.Split(string(after), "\n")
 	if len(bl) != len(al) {
