@@ -287,3 +287,13 @@ func TestJUnitReportReadsBack(t *testing.T) {
 		t.Errorf("invalid file's error: %+v", e)
 	}
 }
+
+// A config that is not an example (a node pool ConfigMap on the
+// kubernetes transport, an env param, a precondition), tested by a file
+// written from docs/testing-configs.md alone.
+func TestNewUserConfig(t *testing.T) {
+	code, out, errOut := runTests(t, Options{}, "testdata/newuser")
+	if code != ExitPass || !strings.Contains(out, "4 passed, 0 failed") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+}

@@ -88,6 +88,9 @@ func printMismatches(w io.Writer, file string, c *caseReport) {
 		for _, m := range s.mismatches {
 			fmt.Fprint(w, diffText(file, m))
 		}
+		for _, l := range s.summary {
+			fmt.Fprintf(w, "          %s\n", l)
+		}
 	}
 }
 
@@ -120,9 +123,11 @@ func valueText(v any, found bool) string {
 	if !found {
 		return "(absent)"
 	}
-	data, err := yaml.Marshal(v)
-	if err != nil {
+	var b strings.Builder
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	return string(data)
+	return b.String()
 }

@@ -46,11 +46,26 @@ type caseRun struct {
 }
 
 // apiSwitch is the pipeline's HyperFleet API: each step answers from its
-// own responses.
-type apiSwitch struct{ stub *apistub.Stub }
+// own responses, and the step's calls are listed with their answers (a
+// failing step shows them).
+type apiSwitch struct {
+	stub  *apistub.Stub
+	calls []string
+}
 
 func (a *apiSwitch) Do(ctx context.Context, req adapter.APIRequest) (adapter.APIResponse, error) {
-	return a.stub.Do(ctx, req)
+	before := len(a.stub.Calls())
+	resp, err := a.stub.Do(ctx, req)
+	call := req.Method + " " + req.URL
+	if calls := a.stub.Calls(); len(calls) > before {
+		call = req.Method + " " + calls[len(calls)-1].Path
+	}
+	if err != nil {
+		a.calls = append(a.calls, call+" -> "+err.Error())
+	} else {
+		a.calls = append(a.calls, fmt.Sprintf("%s -> %d", call, resp.Status))
+	}
+	return resp, err
 }
 
 // stepOutcome is one step run: what it produced, or why it could not run
@@ -58,6 +73,7 @@ func (a *apiSwitch) Do(ctx context.Context, req adapter.APIRequest) (adapter.API
 type stepOutcome struct {
 	step       *Step
 	mismatches []mismatch
+	summary    []string // how the event ended, shown under a failing step
 	invalid    error
 }
 
@@ -74,6 +90,9 @@ func (t *loaded) runCase(c loadedCase) []stepOutcome {
 			return append(out, o)
 		}
 		o.mismatches = check(s.Expect, act)
+		if len(o.mismatches) > 0 {
+			o.summary = act.summary()
+		}
 		out = append(out, o)
 	}
 	return out
@@ -103,6 +122,7 @@ func (r *caseRun) step(s *Step) (*actual, error) {
 	if d := r.in.APIResponses; d != nil {
 		responses = bytes.NewReader(d.JSON)
 	}
+	r.api.calls = nil
 	if r.api.stub, err = memrun.API(r.t.cfg, readerOrNil(responses)); err != nil {
 		return nil, invalid(r.in.APIResponses.Path, r.in.APIResponses.Line, "%v", err)
 	}
@@ -115,7 +135,11 @@ func (r *caseRun) step(s *Step) (*actual, error) {
 		r.pipeline = p
 	}
 	res := r.pipeline.Run(context.Background(), ev)
-	return r.collect(res)
+	a, err := r.collect(res)
+	if a != nil {
+		a.apiCalls = r.api.calls
+	}
+	return a, err
 }
 
 func readerOrNil(r *bytes.Reader) interface{ Read([]byte) (int, error) } {
@@ -214,6 +238,25 @@ type actual struct {
 	payload   any            // the status payload; nil when not built
 	hasPay    bool           // the payload was built
 	objects   map[string]any // by resource name, the object after the step; absent when none
+	apiCalls  []string       // "GET /api/hyperfleet/v1/clusters/c1 -> 200"
+}
+
+// summary says how the event ended and what it asked the API: what a
+// person needs to see why every expectation of a step failed (an API
+// response that does not match the request, a precondition not met).
+func (a *actual) summary() []string {
+	res := a.result
+	out := []string{"the event: " + res.ExecutionStatus}
+	if res.Skipped {
+		out[0] += "; resources skipped: " + res.SkipReason
+	}
+	if e := res.Error; e != nil {
+		out[0] += fmt.Sprintf("; first error: phase %s, step %s: %s", e.Phase, e.Step, e.Message)
+	}
+	for _, c := range a.apiCalls {
+		out = append(out, "api call: "+c)
+	}
+	return out
 }
 
 func (r *caseRun) collect(res *adapter.Result) (*actual, error) {
