@@ -44,7 +44,12 @@ func check(e *Expect, a *actual) []mismatch {
 	for name, v := range e.Objects {
 		out = append(out, checkObjectExpect("objects"+keyPath(name), v, a.objects[name])...)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].line < out[j].line })
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].line != out[j].line {
+			return out[i].line < out[j].line
+		}
+		return column(out[i]) < column(out[j])
+	})
 	return out
 }
 
@@ -131,4 +136,12 @@ func checkObjectExpect(what string, v *Value, obj any) []mismatch {
 		out = append(out, match(what+dotted(k.Value), val, exp, act, found)...)
 	}
 	return out
+}
+
+// column orders mismatches written on one line (a flow mapping).
+func column(m mismatch) int {
+	if m.node == nil {
+		return 0
+	}
+	return m.node.Column
 }

@@ -297,3 +297,30 @@ func TestNewUserConfig(t *testing.T) {
 		t.Errorf("exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// Expectations written on one line (a flow mapping) are reported in the
+// order they are written, every run.
+func TestMismatchesInTheOrderWritten(t *testing.T) {
+	path := writeTest(t, "order_test.yaml", `adapter_config: ONPREM/adapter-config.yaml
+task_config: ONPREM/task-config.yaml
+defaults: {event: ONPREM/dryrun/event.json, api_responses: ONPREM/dryrun/api-responses.json}
+cases:
+  - name: a
+    expect:
+      payload: {adapter: a, observed_generation: 9, observed_time: x, "conditions[0].type": y, "conditions[1].type": z}
+`)
+	var first string
+	for i := 0; i < 20; i++ {
+		_, out, _ := runTests(t, Options{}, path)
+		if i == 0 {
+			first = out
+			if !(strings.Index(out, "payload.adapter") < strings.Index(out, "payload.observed_generation") &&
+				strings.Index(out, "payload.observed_generation") < strings.Index(out, "payload.observed_time") &&
+				strings.Index(out, "payload.observed_time") < strings.Index(out, "payload.conditions[0].type")) {
+				t.Fatalf("not in the order written:\n%s", out)
+			}
+		} else if out != first {
+			t.Fatalf("run %d differs:\n%s\nfirst:\n%s", i, out, first)
+		}
+	}
+}
