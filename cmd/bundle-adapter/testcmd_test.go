@@ -5,9 +5,10 @@ import (
 	"testing"
 )
 
-// The test files of the examples, of the chart's examples and of a config
-// in the shape of HyperFleet adapter's chart example pass through the
-// command as a user runs it; go test ./... (make test) holds them.
+// The test files of the examples, of the chart's examples and of configs
+// in the shapes of HyperFleet adapter's chart examples (kubernetes and
+// maestro, run unchanged with HyperFleet's own dry-run files) pass through
+// the command as a user runs it; go test ./... (make test) holds them.
 func TestTestCommandRunsTheExamplesTests(t *testing.T) {
 	tests := []struct {
 		name, path string
@@ -16,6 +17,7 @@ func TestTestCommandRunsTheExamplesTests(t *testing.T) {
 		{"config examples", "../../config/examples", 10},
 		{"chart examples", "../../charts/bundle-adapter/examples", 10},
 		{"hyperfleet kubernetes chart shape", "testdata/hyperfleet-shapes/kubernetes-chart", 4},
+		{"hyperfleet maestro chart shape", "testdata/hyperfleet-shapes/maestro", 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
