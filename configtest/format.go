@@ -46,6 +46,7 @@ type Step struct {
 	ConfirmDeletions bool    `yaml:"confirm_deletions"`
 	Expect           *Expect `yaml:"expect"`
 	line             int
+	path             string // YAML path in the test file
 }
 
 // Case is one event (the step's fields written inline, Name naming the

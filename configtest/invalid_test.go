@@ -47,6 +47,8 @@ func TestInvalidFilesNameFileLineAndField(t *testing.T) {
 			"5: cases[0].event: not a CloudEvent: invalid event: not a structured-mode CloudEvent: specversion: no specversion"},
 		{"unknown payload", head + "status_payload: report\ncases: [{name: a, expect: {}}]\n",
 			`4: status_payload: must be one of status, not "report"`},
+		{"unknown resource", head + "cases:\n  - name: a\n    steps:\n      - expect:\n          objects:\n            clusterSetup: null\n            clustersetup: null\n",
+			`10: cases[0].steps[0].expect.objects.clustersetup: the task config has no resource "clustersetup" (its resources: clusterSetup, validationJob)`},
 		{"invalid state file", head + "cases:\n  - name: a\n    maestro_state: {workz: []}\n    expect: {}\n",
 			`6: cases[0].maestro_state: memmaestro: state file: unknown field(s) "workz"`},
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -57,6 +59,7 @@ func load(path string) (*loaded, error) {
 		return nil, err
 	}
 	t.checkPayload(l)
+	t.checkResourceNames(l)
 	return t, l.Result()
 }
 
@@ -121,13 +124,13 @@ func (t *loaded) checkCase(l *configfile.ErrorList, dir string, c *Case, path st
 	case len(c.Steps) == 0 && !inline:
 		l.Add(path, "needs steps, or one step's fields (event, expect, ...) inline")
 	case len(c.Steps) == 0:
-		c.Step.line = lc.line
+		c.Step.line, c.Step.path = lc.line, path
 		checkStep(l, dir, &c.Step, path)
 		lc.steps = []*Step{&c.Step}
 	default:
 		for i := range c.Steps {
 			sp := configfile.IndexPath(configfile.JoinPath(path, "steps"), i)
-			c.Steps[i].line = l.LineOf(sp)
+			c.Steps[i].line, c.Steps[i].path = l.LineOf(sp), sp
 			checkStep(l, dir, &c.Steps[i], sp)
 			lc.steps = append(lc.steps, &c.Steps[i])
 		}
@@ -285,4 +288,42 @@ func under(dir, p string) string {
 		return p
 	}
 	return filepath.Join(dir, p)
+}
+
+// checkResourceNames refuses expectations of resources the task config
+// does not have: they could never be met.
+func (t *loaded) checkResourceNames(l *configfile.ErrorList) {
+	known := map[string]bool{}
+	var names []string
+	for i := range t.cfg.Task.Resources {
+		known[t.cfg.Task.Resources[i].Name] = true
+		names = append(names, t.cfg.Task.Resources[i].Name)
+	}
+	for _, c := range t.cases {
+		for _, s := range c.steps {
+			if s.Expect == nil {
+				continue
+			}
+			for _, group := range []struct {
+				key  string
+				keys []string
+			}{{"resources", sortedKeys(s.Expect.Resources)}, {"objects", sortedKeys(s.Expect.Objects)}} {
+				for _, n := range group.keys {
+					if !known[n] {
+						p := configfile.JoinPath(configfile.JoinPath(configfile.JoinPath(s.path, "expect"), group.key), n)
+						l.Add(p, "the task config has no resource %q (its resources: %s)", n, strings.Join(names, ", "))
+					}
+				}
+			}
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
