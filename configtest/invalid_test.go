@@ -49,6 +49,8 @@ func TestInvalidFilesNameFileLineAndField(t *testing.T) {
 			`4: status_payload: must be one of status, not "report"`},
 		{"unknown resource", head + "cases:\n  - name: a\n    steps:\n      - expect:\n          objects:\n            clusterSetup: null\n            clustersetup: null\n",
 			`10: cases[0].steps[0].expect.objects.clustersetup: the task config has no resource "clustersetup" (its resources: clusterSetup, validationJob)`},
+		{"no event", "adapter_config: ONPREM/adapter-config.yaml\ntask_config: ONPREM/task-config.yaml\ncases:\n  - name: a\n    expect: {}\n",
+			"4: cases[0].event: the step has no event: give one here, in an earlier step or in defaults"},
 		{"invalid state file", head + "cases:\n  - name: a\n    maestro_state: {workz: []}\n    expect: {}\n",
 			`6: cases[0].maestro_state: memmaestro: state file: unknown field(s) "workz"`},
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"time"
 
@@ -106,7 +107,7 @@ func (r *caseRun) step(s *Step) (*actual, error) {
 		return configfile.Errors{{File: r.t.path, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)}}
 	}
 	if r.in.Event == nil {
-		return nil, invalid("event", s.line, "the step has no event: give one here, in an earlier step or in defaults")
+		return nil, invalid(configfile.JoinPath(s.path, "event"), s.line, "the step has no event: give one here, in an earlier step or in defaults")
 	}
 	ev, err := broker.ReadStructured(bytes.NewReader(r.in.Event.JSON))
 	if err != nil {
@@ -118,12 +119,12 @@ func (r *caseRun) step(s *Step) (*actual, error) {
 	if s.ConfirmDeletions {
 		r.confirmDeletions()
 	}
-	var responses *bytes.Reader
+	var responses io.Reader
 	if d := r.in.APIResponses; d != nil {
 		responses = bytes.NewReader(d.JSON)
 	}
 	r.api.calls = nil
-	if r.api.stub, err = memrun.API(r.t.cfg, readerOrNil(responses)); err != nil {
+	if r.api.stub, err = memrun.API(r.t.cfg, responses); err != nil {
 		return nil, invalid(r.in.APIResponses.Path, r.in.APIResponses.Line, "%v", err)
 	}
 	if r.pipeline == nil {
@@ -140,13 +141,6 @@ func (r *caseRun) step(s *Step) (*actual, error) {
 		a.apiCalls = r.api.calls
 	}
 	return a, err
-}
-
-func readerOrNil(r *bytes.Reader) interface{ Read([]byte) (int, error) } {
-	if r == nil {
-		return nil
-	}
-	return r
 }
 
 // inherit sets the inputs a step gives over those it inherits; env
