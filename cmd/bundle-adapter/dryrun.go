@@ -3,17 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"math"
 	"os"
-	"sort"
 	"time"
 
 	"github.com/spf13/cobra"
-	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
 	"github.com/bundle-adapter/bundle-adapter/broker"
@@ -21,6 +17,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi/apistub"
 	"github.com/bundle-adapter/bundle-adapter/internal/boundedfile"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
+	"github.com/bundle-adapter/bundle-adapter/memrun"
 )
 
 type dryRunFlags struct {
@@ -86,8 +83,7 @@ func (f *dryRunFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	p, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info, Maestro: store, Kube: kube, API: api,
-		Clock: clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Config: cfg.Adapter.Values()})
+	p, err := memrun.NewPipeline(cfg, memrun.Fakes{Maestro: store, Kube: kube, API: api}, clock, nil)
 	if err != nil {
 		return err
 	}
@@ -152,7 +148,7 @@ func readEvent(path string) (adapter.Event, error) {
 }
 
 func (f *dryRunFlags) fakes(cfg *config.Config, clock func() time.Time) (*memmaestro.Store, *apistub.Stub, error) {
-	opts := memmaestro.Options{Clock: clock, SourceID: cfg.Adapter.Clients.Maestro.SourceID}
+	opts := memrun.MaestroOptions(cfg, clock)
 	store := memmaestro.New(opts)
 	if f.state != "" && f.discovery != "" {
 		return nil, nil, fmt.Errorf("--maestro-state and --discovery both name the bundles that exist: give one")
@@ -162,10 +158,7 @@ func (f *dryRunFlags) fakes(cfg *config.Config, clock func() time.Time) (*memmae
 		if err != nil {
 			return nil, nil, err
 		}
-		if r, err = maestroDiscovery(r, cfg.Task); err != nil {
-			return nil, nil, fmt.Errorf("--discovery %s: %w", f.discovery, err)
-		}
-		if store, err = loadDiscovery(r, opts); err != nil {
+		if store, err = memrun.MaestroDiscovery(r, cfg.Task, opts); err != nil {
 			return nil, nil, fmt.Errorf("--discovery %s: %w", f.discovery, err)
 		}
 	}
@@ -174,32 +167,23 @@ func (f *dryRunFlags) fakes(cfg *config.Config, clock func() time.Time) (*memmae
 		if err != nil {
 			return nil, nil, err
 		}
-		if store, err = memmaestro.LoadStateWith(r, opts); err != nil {
+		if store, err = memrun.MaestroState(r, opts); err != nil {
 			return nil, nil, fmt.Errorf("--maestro-state %s: %w", f.state, err)
 		}
 	}
-	apiCfg := cfg.Adapter.Clients.HyperfleetAPI
-	version := apiCfg.Version
 	if f.apiResponses == "" {
-		return store, stubAt(apistub.New(version, nil), apiCfg), nil
+		api, err := memrun.API(cfg, nil)
+		return store, api, err
 	}
 	r, err := readBounded("--api-responses", f.apiResponses, maxDryRunFileBytes)
 	if err != nil {
 		return nil, nil, err
 	}
-	api, err := apistub.Load(r, version)
+	api, err := memrun.API(cfg, r)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--api-responses %s: %w", f.apiResponses, err)
 	}
-	return store, stubAt(api, apiCfg), nil
-}
-
-// stubAt makes the stub refuse what the configured client would refuse.
-func stubAt(s *apistub.Stub, c config.HyperfleetAPIConfig) *apistub.Stub {
-	if c.BaseURL != "" {
-		s.UseBaseURL(c.BaseURL, c.AllowedOrigins)
-	}
-	return s
+	return store, api, nil
 }
 
 func (f *dryRunFlags) saveState(store *memmaestro.Store) error {
@@ -215,33 +199,4 @@ func (f *dryRunFlags) saveState(store *memmaestro.Store) error {
 		return fmt.Errorf("--maestro-state-out: %w", err)
 	}
 	return out.Close()
-}
-
-// loadDiscovery reads HyperFleet adapter's discovery file, a JSON object of
-// ManifestWorks by name, as a Maestro state holding those works.
-func loadDiscovery(r io.Reader, opts memmaestro.Options) (*memmaestro.Store, error) {
-	var byName map[string]json.RawMessage
-	if err := json.NewDecoder(r).Decode(&byName); err != nil {
-		return nil, fmt.Errorf("not a JSON object of ManifestWorks by name: %w", err)
-	}
-	names := make([]string, 0, len(byName))
-	for n := range byName {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	works := make([]*workv1.ManifestWork, len(names))
-	for i, n := range names {
-		// Fields a ManifestWork does not have (the anchor's examples carry
-		// spec.deleteOption.gracePeriodSeconds) are dropped, as Maestro drops
-		// them; the state format itself stays strict.
-		works[i] = &workv1.ManifestWork{}
-		if err := json.Unmarshal(byName[n], works[i]); err != nil {
-			return nil, fmt.Errorf("%q: not a ManifestWork: %w", n, err)
-		}
-	}
-	state, err := json.Marshal(map[string]any{"works": works})
-	if err != nil {
-		return nil, err
-	}
-	return memmaestro.LoadStateWith(bytes.NewReader(state), opts)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
+	"github.com/bundle-adapter/bundle-adapter/memrun"
 )
 
 // HyperFleet adapter's dry-run command line works as it is: serve with
@@ -104,7 +105,7 @@ func TestDiscoveryDropsFieldsMaestroDrops(t *testing.T) {
 	  "metadata": {"name": "k1-mw", "namespace": "cluster1"},
 	  "spec": {"workload": {"manifests": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "default"}}]},
 	           "deleteOption": {"propagationPolicy": "Foreground", "gracePeriodSeconds": 30}}}}`
-	store, err := loadDiscovery(strings.NewReader(file), memmaestro.Options{})
+	store, err := memrun.LoadDiscovery(strings.NewReader(file), memmaestro.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	printError(stderr, err)
+	if !errors.Is(err, errReported) {
+		printError(stderr, err)
+	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
@@ -73,6 +75,6 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newServeCmd(), newValidateCmd(), newConfigCmd(), newConfigDumpCmd(), newVersionCmd(), newDryRunCmd())
+	root.AddCommand(newServeCmd(), newValidateCmd(), newConfigCmd(), newConfigDumpCmd(), newVersionCmd(), newDryRunCmd(), newTestCmd())
 	return root
 }

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/bundle-adapter/bundle-adapter/configtest"
+)
+
+func newTestCmd() *cobra.Command {
+	var o configtest.Options
+	cmd := &cobra.Command{
+		Use:   "test [FILES|DIRS]...",
+		Short: "Run the unit tests of task configs (YAML test files; see docs/testing-configs.md)",
+		Long: `test runs test files: each names an adapter config and a task config and holds
+cases, each one event or a chain of steps, run through the real pipeline against
+the in-memory Maestro, API server and HyperFleet API of dry-run, and checked
+against the step's expectations. A folder stands for every *_test.yaml under it.
+Exit codes: 0 every case passed, 1 a case failed, 2 a test file or its config
+is invalid (each error names file, line and field).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Out, o.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			if code := configtest.Run(args, o); code != configtest.ExitPass {
+				return &exitError{code: code, err: errReported}
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report to this file")
+	fs.BoolVar(&o.Update, "update", false, "rewrite the expectations of failing cases with what they produced")
+	return cmd
+}
+
+// errReported is a failure whose details are already printed.
+const errReported = constError("")
