@@ -16,8 +16,9 @@ import (
 // situation and flattens its answer as anchorAnswer.fields does: the status
 // reports it sent, each resource's operation and each object as the run left
 // it (the Maestro state's ManifestWork, or the in-memory API server's object,
-// named as the outcome names it). A run that fails gives the field
-// run.error.
+// named as the outcome names it). A run that fails gives the one field
+// run.error: its exit code and last line of stderr (the error; warnings come
+// before it).
 func ourFields(t *testing.T, s anchorSituation) fields {
 	t.Helper()
 	tmp := t.TempDir()
@@ -33,7 +34,8 @@ func ourFields(t *testing.T, s anchorSituation) fields {
 	}
 	code, out, errOut := runCLI(t, args...)
 	if code != 0 {
-		return fields{"run.error": fmt.Sprintf("exit %d: %s", code, errOut)}
+		lines := strings.Split(strings.TrimSpace(errOut), "\n")
+		return fields{"run.error": fmt.Sprintf("exit %d: %s", code, lines[len(lines)-1])}
 	}
 	var rep struct {
 		ExecutionStatus string `json:"executionStatus"`
