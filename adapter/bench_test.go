@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/bundles"
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi/apistub"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
@@ -19,6 +20,13 @@ import (
 // Maestro: the adapter's own cost per event, without network. memo is
 // Options.FingerprintMemo.
 func benchPipeline(b *testing.B, memo int) (*adapter.Pipeline, adapter.Event) {
+	b.Helper()
+	p, ev, _ := benchPipelineStore(b, memo)
+	return p, ev
+}
+
+// benchPipelineStore is benchPipeline with its in-memory Maestro.
+func benchPipelineStore(b *testing.B, memo int) (*adapter.Pipeline, adapter.Event, *memmaestro.Store) {
 	b.Helper()
 	task, err := config.LoadTaskConfig("../config/examples/onprem/task-config.yaml")
 	if err != nil {
@@ -49,7 +57,7 @@ func benchPipeline(b *testing.B, memo int) (*adapter.Pipeline, adapter.Event) {
 	if res := p.Run(context.Background(), ev); res.Err() != nil {
 		b.Fatal(res.Err())
 	}
-	return p, ev
+	return p, ev, store
 }
 
 // BenchmarkUnchangedEvent: the common case, a resent event whose bundles are
@@ -69,6 +77,36 @@ func benchUnchanged(b *testing.B, memo int) {
 		res := p.Run(context.Background(), ev)
 		if res.Bundles[0].Operation != adapter.OpUnchanged {
 			b.Fatalf("want unchanged, got %+v", res.Bundles[0])
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(time.Millisecond), "ms/event")
+}
+
+// BenchmarkAdoptedEvent: the same event after a cut-over, its bundles made
+// by another writer without a fingerprint annotation and with the content
+// this adapter would write (reason Adopted, no write). After the first
+// event the adoption is remembered: it should cost what
+// BenchmarkUnchangedEvent costs.
+func BenchmarkAdoptedEvent(b *testing.B) {
+	p, ev, store := benchPipelineStore(b, 0)
+	ctx := context.Background()
+	for _, o := range p.Run(ctx, ev).Bundles {
+		w, err := store.Get(ctx, o.Consumer, o.WorkName)
+		if err != nil {
+			b.Fatal(err)
+		}
+		d := w.DeepCopy()
+		delete(d.Annotations, bundles.FingerprintAnnotation)
+		if _, err := store.Update(ctx, o.Consumer, w, d); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res := p.Run(ctx, ev)
+		if o := res.Bundles[0]; o.Reason != adapter.ReasonAdopted {
+			b.Fatalf("want adopted, got %+v", o)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(time.Millisecond), "ms/event")

@@ -111,6 +111,11 @@ type rules struct {
 	// is stalled and due to have its delete sent again (escalate.go). nil:
 	// never.
 	redeleteDue func(op Operation) bool
+	// adoptable reports whether the observed object, which carries no
+	// fingerprint annotation (another writer made it: hyperfleet-adapter,
+	// a person), already holds what this adapter would write (adopt.go).
+	// nil: never.
+	adoptable func() bool
 }
 
 // stalledWrite is the write for a bundle already being deleted: none, or
@@ -128,6 +133,9 @@ func (r rules) stalledWrite(op Operation) write {
 type decision struct {
 	op    Operation
 	write write
+	// adopted: op is unchanged because the observed object, without a
+	// fingerprint annotation, holds the desired content (reason Adopted).
+	adopted bool
 }
 
 // decide applies the decision table (docs/architecture.md); the first row
@@ -142,6 +150,7 @@ type decision struct {
 //	absent                               create.when false   -> no write, skip
 //	absent                               -                   -> create
 //	present, fingerprint equal           -                   -> no write
+//	present, no fingerprint, same content -                  -> no write (adopted)
 //	present, fingerprint differs         -                   -> update in place
 //
 // delete.when always beats recreate.when, which is then not evaluated, and
@@ -187,6 +196,9 @@ func decide(obs observation, desiredFP func() (string, error), r rules) (decisio
 	}
 	if obs.fingerprint() == fp {
 		return decision{op: OpUnchanged, write: writeNone}, nil
+	}
+	if obs.fingerprint() == "" && r.adoptable != nil && r.adoptable() {
+		return decision{op: OpUnchanged, write: writeNone, adopted: true}, nil
 	}
 	if r.recreateWhen != nil {
 		rec, err := r.recreateWhen()

@@ -27,12 +27,12 @@ func BenchmarkDecide(b *testing.B) {
 		r    rules
 		want decision
 	}{
-		{"unchanged", present, fp, rules{deleteWhen: is(false), recreateWhen: is(true)}, decision{OpUnchanged, writeNone}},
-		{"create", nil, fp, rules{deleteWhen: is(false)}, decision{OpCreate, writeCreate}},
-		{"update", present, "other", rules{}, decision{OpUpdate, writeUpdate}},
-		{"recreate", present, "other", rules{deleteWhen: is(false), recreateWhen: is(true)}, decision{OpRecreate, writeRecreate}},
-		{"recreate pending", deleting, "other", rules{recreateWhen: is(true)}, decision{OpRecreate, writeNone}},
-		{"delete", present, fp, rules{deleteWhen: is(true)}, decision{OpDelete, writeDelete}},
+		{"unchanged", present, fp, rules{deleteWhen: is(false), recreateWhen: is(true)}, decision{op: OpUnchanged, write: writeNone}},
+		{"create", nil, fp, rules{deleteWhen: is(false)}, decision{op: OpCreate, write: writeCreate}},
+		{"update", present, "other", rules{}, decision{op: OpUpdate, write: writeUpdate}},
+		{"recreate", present, "other", rules{deleteWhen: is(false), recreateWhen: is(true)}, decision{op: OpRecreate, write: writeRecreate}},
+		{"recreate pending", deleting, "other", rules{recreateWhen: is(true)}, decision{op: OpRecreate, write: writeNone}},
+		{"delete", present, fp, rules{deleteWhen: is(true)}, decision{op: OpDelete, write: writeDelete}},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

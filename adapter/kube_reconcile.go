@@ -27,6 +27,7 @@ func (r *eventRun) reconcileKube(ctx context.Context, b *bundle) {
 	// gone; sending the delete again cannot help, unlike Maestro's lost
 	// deletions (escalate.go), so a stalled object is only reported.
 	rules.redeleteDue = nil
+	rules.adoptable = func() bool { return r.adoptObject(b) }
 	d, err := decide(b.obs, func() (string, error) { return b.fingerprint, b.renderErr }, rules)
 	b.out.Operation = d.op
 	if err != nil {
@@ -37,6 +38,7 @@ func (r *eventRun) reconcileKube(ctx context.Context, b *bundle) {
 	switch d.write {
 	case writeNone:
 		r.reportObserved(b, d.op)
+		r.markAdopted(b, d)
 		if d.op == OpSkip {
 			r.creationSkipped(b)
 		}

@@ -32,6 +32,11 @@ const (
 	ReasonCreated               = "Created"
 	ReasonUpdated               = "Updated"
 	ReasonUnchanged             = "Unchanged"
+	// ReasonAdopted: unchanged, and the observed object carried no
+	// fingerprint annotation: another writer (hyperfleet-adapter, a
+	// person) made it with the content this adapter would write, so it is
+	// adopted without a write.
+	ReasonAdopted = "Adopted"
 	ReasonRecreated             = "Recreated"
 	ReasonRecreationPending     = "RecreationPending"
 	ReasonRecreationStalled     = "RecreationStalled"

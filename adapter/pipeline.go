@@ -104,6 +104,10 @@ type Pipeline struct {
 
 	memo      *bundles.Memo                 // nil: off
 	memoReads map[*task.Resource][][]string // the maestro resources memo keys cover
+
+	// adoptions remembers what adopting an observed object found, keyed by
+	// that object's identity and version (adopt.go).
+	adoptions *bundles.Memo
 }
 
 // New checks the options and returns a pipeline.
@@ -114,7 +118,7 @@ func New(o Options) (*Pipeline, error) {
 	p := &Pipeline{task: o.Task, info: o.Adapter, maestro: o.Maestro, kube: o.Kube, view: o.View, api: o.API,
 		clock: o.Clock, env: o.LookupEnv, log: o.Logger, celTimeout: o.CELTimeout,
 		templateTimeout: o.TemplateTimeout, config: o.Config, tracer: o.Tracer,
-		recreations: newRecreations()}
+		recreations: newRecreations(), adoptions: bundles.NewMemo(DefaultAdoptions)}
 	if p.maestro != nil {
 		p.maestro = counting{p.maestro}
 	}

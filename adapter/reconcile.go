@@ -48,7 +48,9 @@ func (r *eventRun) reconcile(ctx context.Context, b *bundle) {
 		return
 	}
 	b.out = Outcome{Name: b.res.Name, Consumer: b.consumer, WorkName: b.workName}
-	d, err := decide(b.obs, func() (string, error) { return r.desiredFingerprint(b) }, r.rules(ctx, b))
+	rules := r.rules(ctx, b)
+	rules.adoptable = func() bool { return r.adoptBundle(b) }
+	d, err := decide(b.obs, func() (string, error) { return r.desiredFingerprint(b) }, rules)
 	b.out.Operation = d.op
 	if err != nil {
 		r.fail(b, reasonFor(err), err)
@@ -57,6 +59,7 @@ func (r *eventRun) reconcile(ctx context.Context, b *bundle) {
 	switch d.write {
 	case writeNone:
 		r.reportObserved(b, d.op)
+		r.markAdopted(b, d)
 		if d.op == OpSkip {
 			r.creationSkipped(b)
 		}

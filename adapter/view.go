@@ -129,13 +129,18 @@ func (r *eventRun) allUnchanged(ctx context.Context, bs []*bundle, works []*work
 			r.bundles[b.res.Name] = b.out.celValue()
 			continue
 		}
-		d, err := decide(b.obs, func() (string, error) { return r.desiredFingerprint(b) }, r.rules(ctx, b))
+		rules := r.rules(ctx, b)
+		rules.adoptable = func() bool { return r.adoptBundle(b) }
+		d, err := decide(b.obs, func() (string, error) { return r.desiredFingerprint(b) }, rules)
 		if err != nil || d.op != OpUnchanged {
 			ok = false
 			break
 		}
 		out := Outcome{Name: b.res.Name, Consumer: b.consumer, WorkName: b.workName,
 			Operation: OpUnchanged, State: StateDone, Reason: reasons[OpUnchanged][StateDone], Fingerprint: b.fingerprint}
+		if d.adopted {
+			out.Reason = ReasonAdopted
+		}
 		r.bundles[b.res.Name] = out.celValue()
 	}
 	if ok {

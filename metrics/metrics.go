@@ -22,6 +22,7 @@ type Metrics struct {
 	events          *prometheus.CounterVec
 	eventDuration   prometheus.Histogram
 	bundleOps       *prometheus.CounterVec
+	adopted         *prometheus.CounterVec
 	pendingDeletion prometheus.Gauge
 	stalled         prometheus.Gauge
 	maestroRequests *prometheus.CounterVec
@@ -46,6 +47,7 @@ func New() *Metrics {
 	m.events = f.counterVec("events_total", "Events processed, by what was done with the message (acked, retried, dead_lettered, released).", "outcome")
 	m.eventDuration = f.histogram("event_duration_seconds", "Time to run one event through the pipeline.")
 	m.bundleOps = f.counterVec("bundle_operations_total", "Bundle outcomes by operation (create, update, unchanged, recreate, delete) and state (done, pending, stalled, failed).", "operation", "state")
+	m.adopted = f.counterVec("bundles_adopted_total", "Bundles (or kubernetes objects) decided unchanged without a write although they carried no fingerprint: another writer (hyperfleet-adapter before a cut-over, a person) made them with the content this adapter would write (reason Adopted), by transport (maestro, kubernetes).", "transport")
 	m.pendingDeletion = f.gauge("bundles_pending_deletion", "Bundles this process last saw with a deletion pending or stalled.")
 	m.stalled = f.gauge("bundles_deletion_stalled", "Bundles this process last saw with a deletion past its deadline.")
 	m.maestroRequests = f.counterVec("maestro_requests_total", "Maestro calls by verb and result code.", "verb", "code")
@@ -111,6 +113,9 @@ func (m *Metrics) processed(res *adapter.Result, took time.Duration, outcome str
 			continue
 		}
 		m.bundleOps.WithLabelValues(string(b.Operation), string(b.State)).Inc()
+		if b.Reason == adapter.ReasonAdopted {
+			m.adopted.WithLabelValues(transportOf(b)).Inc()
+		}
 		m.track(b)
 	}
 }
@@ -164,4 +169,13 @@ func (m *Metrics) hyperfleet() *hyperfleet {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.hf
+}
+
+// transportOf names the transport of an outcome: a kubernetes object has
+// no consumer.
+func transportOf(b adapter.Outcome) string {
+	if b.Consumer == "" {
+		return "kubernetes"
+	}
+	return "maestro"
 }
