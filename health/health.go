@@ -10,12 +10,16 @@ package health
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	neturl "net/url"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/bundle-adapter/bundle-adapter/internal/secret"
 )
 
 // Check reports nil when its dependency is usable.
@@ -110,20 +114,28 @@ func (h *Handler) run(ctx context.Context) []string {
 	return failed
 }
 
-// HTTPCheck passes when url answers with any status below 500.
+// HTTPCheck passes when url answers with any status below 500. Its errors,
+// which /readyz serves to anyone, name url redacted (secret.RedactURL):
+// never a password, a token written as the user name or a token in the
+// query.
 func HTTPCheck(client *http.Client, url string) Check {
+	shown := secret.RedactURL(url)
 	return func(ctx context.Context) error {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
-			return err
+			return fmt.Errorf("GET %s: cannot build the request", shown)
 		}
 		resp, err := client.Do(req)
 		if err != nil {
-			return err
+			var ue *neturl.Error
+			if errors.As(err, &ue) {
+				return fmt.Errorf("%s %q: %w", ue.Op, shown, ue.Err)
+			}
+			return fmt.Errorf("GET %s: failed", shown)
 		}
 		resp.Body.Close()
 		if resp.StatusCode >= 500 {
-			return fmt.Errorf("%s answered %d", url, resp.StatusCode)
+			return fmt.Errorf("%s answered %d", shown, resp.StatusCode)
 		}
 		return nil
 	}

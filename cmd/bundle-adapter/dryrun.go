@@ -20,6 +20,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi/apistub"
 	"github.com/bundle-adapter/bundle-adapter/internal/boundedfile"
+	"github.com/bundle-adapter/bundle-adapter/internal/secret"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
 )
 
@@ -196,8 +197,8 @@ func (f *dryRunFlags) fakes(cfg *config.Config, clock func() time.Time) (*memmae
 
 // stubAt makes the stub refuse what the configured client would refuse.
 func stubAt(s *apistub.Stub, c config.HyperfleetAPIConfig) *apistub.Stub {
-	if c.BaseURL != "" {
-		s.UseBaseURL(c.BaseURL, c.AllowedOrigins)
+	if !c.BaseURL.IsZero() {
+		s.UseBaseURL(c.BaseURL.Reveal(), secret.RevealAll(c.AllowedOrigins))
 	}
 	return s
 }
