@@ -137,6 +137,9 @@ func redactURL(raw string) string {
 	if secret.CheckURL(raw, "amqp(s)", "amqp", "amqps") != nil {
 		return secret.MaskURL(raw)
 	}
+	if pw, has := u.User.Password(); u.User != nil && (!has || pw == "") {
+		u.User = url.User("xxxxx") // a lone user name may be a token
+	}
 	return u.Redacted()
 }
 

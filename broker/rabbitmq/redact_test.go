@@ -21,6 +21,9 @@ func TestReconnectWarningsNeverPrintPassword(t *testing.T) {
 		"amqp://user:1234?S3CRET-rmq@127.0.0.1:1/",
 		"amqp://user:1234#S3CRET-rmq@127.0.0.1:1/",
 		"amqp://user:1@2/S3CRET-rmq@127.0.0.1:1/",
+		"amqp://S3CRET-rmq@127.0.0.1:1/",
+		"amqp://S3CRET-rmq:@127.0.0.1:1/",
+		"amqp:S3CRET-rmq:pw@127.0.0.1:1/",
 	} {
 		logs := &syncBuffer{}
 		o := Options{URL: raw, Topic: "t", SubscriptionID: "s", MinBackoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond,

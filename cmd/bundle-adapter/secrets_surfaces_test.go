@@ -137,3 +137,19 @@ func TestURLPasswordWithReservedCharactersRefused(t *testing.T) {
 		})
 	}
 }
+
+// The flag spelling of default_headers (--api-default-headers) is redacted
+// by config dump too, and validate does not echo it.
+func TestHeaderSecretsFromFlagNeverPrinted(t *testing.T) {
+	args := []string{"--config", secretsDir + "adapter-config.yaml", "--task-config", ex + "onprem/task-config.yaml",
+		"--broker-config", secretsDir + "broker.yaml", "--api-default-headers", "Authorization=Bearer S3CRET-flag-hdr"}
+	for _, cmd := range [][]string{{"config", "dump"}, {"validate"}} {
+		code, out, errOut := runCLI(t, append(cmd, args...)...)
+		if code != 0 || strings.Contains(out+errOut, "S3CRET") {
+			t.Errorf("%v: exit %d, output shows a secret:\n%s\n%s", cmd, code, out, errOut)
+		}
+		if cmd[0] == "config" && !strings.Contains(out, "Authorization: REDACTED") {
+			t.Errorf("dump does not show the flag's header redacted:\n%s", out)
+		}
+	}
+}

@@ -11,8 +11,8 @@ var credentialParams = []string{"token", "password", "passwd", "secret", "key", 
 
 // RedactURL hides the credentials of anything that looks like a URL with
 // user info: "amqp://guest:REDACTED@host/" keeps the user name and hides
-// the password, "https://REDACTED@host" hides a lone user name (often a
-// token), and values of query parameters named like credentials
+// the password, "https://REDACTED@host" hides a lone user name or one with
+// an empty password ("https://key:@host"; often a token), and values of query parameters named like credentials
 // (credentialParams) are hidden. A string whose user info could be misread
 // (it does not parse, is opaque, or has an '@' after its authority, such
 // as "amqp://user:1234/S3CRET@host/") is redacted by its shape: what sits
@@ -26,9 +26,9 @@ func RedactURL(s string) string {
 	u, clean := parseClean(s)
 	switch {
 	case clean && u.User != nil:
-		if _, has := u.User.Password(); has {
+		if pw, has := u.User.Password(); has && pw != "" {
 			u.User = url.UserPassword(u.User.Username(), Redacted)
-		} else {
+		} else { // a lone user name, or "key:" with an empty password: the name is the secret
 			u.User = url.User(Redacted)
 		}
 		redactQuery(u)
