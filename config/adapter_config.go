@@ -253,8 +253,8 @@ func (k *KubernetesClient) validate(l *configfile.ErrorList, path string) {
 func (m *MaestroConfig) validate(l *configfile.ErrorList, path string) {
 	if m.GRPCServerAddress.IsZero() {
 		l.Add(path+".grpc_server_address", "is required")
-	} else if err := secret.CheckAddress(m.GRPCServerAddress.Reveal()); err != nil {
-		l.Add(path+".grpc_server_address", "%v", err)
+	} else if g := m.GRPCServerAddress; strings.Contains(g.Reveal(), "@") {
+		l.Add(path+".grpc_server_address", "must be host:port or a gRPC target without user info (Maestro authenticates by auth.tls_config), not %q", secret.MaskURL(g.Reveal()))
 	}
 	if m.HTTPServerAddress.IsZero() {
 		l.Add(path+".http_server_address", "is required")

@@ -30,6 +30,8 @@ func TestRefusedCredentialsNotEchoed(t *testing.T) {
 		{name: "amqp @ in the query", file: "rabbit", env: "BROKER_RABBITMQ_URL", value: "amqp://u:S3CRET-r3@h/?x=a@b", wantPath: "broker.rabbitmq.url"},
 		{name: "grpc address with user info", file: "adapter", env: "HYPERFLEET_MAESTRO_GRPC_SERVER_ADDRESS", value: "u:S3CRET-g1@maestro:8090",
 			wantPath: "clients.maestro.grpc_server_address"},
+		{name: "grpc target as a URL with user info", file: "adapter", env: "HYPERFLEET_MAESTRO_GRPC_SERVER_ADDRESS", value: "dns://u:S3CRET-g2@maestro:8090/x",
+			wantPath: "clients.maestro.grpc_server_address"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
