@@ -58,6 +58,7 @@ func TestCredentialFieldsAreSecretTypes(t *testing.T) {
 			t.Errorf("notCredentials lists %s, which no config has any more: remove it", path)
 		}
 	}
+	t.Logf("walked %d fields", seen)
 	if seen < 50 {
 		t.Fatalf("walked %d fields: the walk does not reach the configs' leaves", seen)
 	}
