@@ -6,6 +6,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/bundle-adapter/bundle-adapter/internal/secret"
 	"github.com/bundle-adapter/bundle-adapter/tracing"
 )
 
@@ -19,7 +20,7 @@ func TestTracingValuesReachTheAdapter(t *testing.T) {
 	}{
 		{values: "", want: tracing.Config{ServiceName: "adapter"}},
 		{values: "googlepubsub-values", want: tracing.Config{Enabled: true, ServiceName: "gcp-validator",
-			Endpoint: "http://otel-collector:4317", Protocol: tracing.ProtocolGRPC, Sampler: "parentbased_traceidratio", SamplerArg: 0.1}},
+			Endpoint: secret.NewURL("http://otel-collector:4317"), Protocol: tracing.ProtocolGRPC, Sampler: "parentbased_traceidratio", SamplerArg: 0.1}},
 	}
 	for _, tt := range tests {
 		t.Run("values "+tt.values, func(t *testing.T) {
@@ -32,7 +33,7 @@ func TestTracingValuesReachTheAdapter(t *testing.T) {
 			if len(warns) > 0 {
 				t.Errorf("warnings: %q", warns)
 			}
-			if got.Enabled != tt.want.Enabled || got.ServiceName != tt.want.ServiceName || got.Endpoint != tt.want.Endpoint ||
+			if got.Enabled != tt.want.Enabled || got.ServiceName != tt.want.ServiceName || got.Endpoint.Reveal() != tt.want.Endpoint.Reveal() ||
 				got.Enabled && (got.Protocol != tt.want.Protocol || got.Sampler != tt.want.Sampler || got.SamplerArg != tt.want.SamplerArg) {
 				t.Errorf("FromEnv(rendered env) = %+v, want %+v (env %v)", got, tt.want, env)
 			}

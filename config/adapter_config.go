@@ -1,10 +1,12 @@
 package config
 
 import (
+	"reflect"
 	"strings"
 	"time"
 
 	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
+	"github.com/bundle-adapter/bundle-adapter/internal/secret"
 	"gopkg.in/yaml.v3"
 )
 
@@ -57,12 +59,14 @@ type Clients struct {
 // without the token. Defaults: version v1, timeout 10s, 3 attempts,
 // exponential backoff, no other origin.
 type HyperfleetAPIConfig struct {
-	BaseURL string `yaml:"base_url"`
+	// BaseURL, AllowedOrigins and DefaultHeaders' values are secrets
+	// (internal/secret): every printed form redacts them.
+	BaseURL secret.URL `yaml:"base_url"`
 	// ReadinessPath is what /readyz reads on BaseURL to tell the API
 	// answers (a status below 500). Default /api/hyperfleet, the API's
 	// metadata, which the real API serves without authentication.
 	ReadinessPath  string              `yaml:"readiness_path"`
-	AllowedOrigins []string            `yaml:"allowed_origins"`
+	AllowedOrigins []secret.URL        `yaml:"allowed_origins"`
 	Version        string              `yaml:"version"`
 	Timeout        configfile.Duration `yaml:"timeout"`
 	RetryAttempts  int                 `yaml:"retry_attempts"`
@@ -76,8 +80,8 @@ type HyperfleetAPIConfig struct {
 	// (base_url's origin), never to an allowed_origins origin, as the token
 	// is not; an api_call's own headers win. From the environment or a
 	// flag: "Name=value,Name2=value".
-	DefaultHeaders map[string]string `yaml:"default_headers"`
-	Auth           APIAuth           `yaml:"auth"`
+	DefaultHeaders secret.Headers `yaml:"default_headers"`
+	Auth           APIAuth        `yaml:"auth"`
 }
 
 // MaxAPIRetryDelay is the longest wait between two tries of one HyperFleet
@@ -108,8 +112,8 @@ type BrokerSubscription struct {
 // (consumer_write_burst, consumer_writes_per_second; see
 // maestroclient.WriteBudget): 0 means the default.
 type MaestroConfig struct {
-	GRPCServerAddress        string              `yaml:"grpc_server_address"`
-	HTTPServerAddress        string              `yaml:"http_server_address"`
+	GRPCServerAddress        secret.URL          `yaml:"grpc_server_address"`
+	HTTPServerAddress        secret.URL          `yaml:"http_server_address"`
 	SourceID                 string              `yaml:"source_id"`
 	ClientID                 string              `yaml:"client_id"`
 	Insecure                 bool                `yaml:"insecure"`
@@ -200,15 +204,15 @@ func (c *AdapterConfig) validate(l *configfile.ErrorList) {
 	configfile.OneOf(l, "log.format", c.Log.Format, "json", "text")
 	configfile.OneOf(l, "log.output", c.Log.Output, "stdout", "stderr")
 	api := c.Clients.HyperfleetAPI
-	if api.BaseURL != "" {
+	if !api.BaseURL.IsZero() {
 		checkURL(l, "clients.hyperfleet_api.base_url", api.BaseURL)
 	}
 	if !strings.HasPrefix(api.ReadinessPath, "/") || strings.ContainsAny(api.ReadinessPath, "?#") {
 		l.Add("clients.hyperfleet_api.readiness_path", "must be a path starting with /, without query or fragment, not %q", api.ReadinessPath)
 	}
 	for i, o := range api.AllowedOrigins {
-		if _, err := ParseOrigin(o); err != nil {
-			l.Add(configfile.IndexPath("clients.hyperfleet_api.allowed_origins", i), "%v, not %q", err, RedactURL(o))
+		if _, err := ParseOrigin(o.Reveal()); err != nil {
+			l.Add(configfile.IndexPath("clients.hyperfleet_api.allowed_origins", i), "%v, not %q", err, o)
 		}
 	}
 	configfile.OneOf(l, "clients.hyperfleet_api.retry_backoff", api.RetryBackoff, "exponential", "linear", "constant")
@@ -217,15 +221,7 @@ func (c *AdapterConfig) validate(l *configfile.ErrorList) {
 	}
 	configfile.CheckRetryAttempts(l, "clients.hyperfleet_api.retry_attempts", api.RetryAttempts)
 	c.Clients.HyperfleetAPI.validateRetryDelays(l, "clients.hyperfleet_api")
-	for name, v := range api.DefaultHeaders {
-		p := "clients.hyperfleet_api.default_headers." + name
-		if !validHeaderName(name) {
-			l.Add(p, "is not a valid HTTP header name")
-		}
-		if strings.ContainsAny(v, "\r\n\x00") {
-			l.Add(p, "must not contain CR, LF or NUL")
-		}
-	}
+	checkHeaders(l, "clients.hyperfleet_api.default_headers", api.DefaultHeaders)
 	if c.Clients.Kubernetes == nil || c.Clients.Maestro.Configured() {
 		c.Clients.Maestro.validate(l, "clients.maestro")
 	}
@@ -236,7 +232,7 @@ func (c *AdapterConfig) validate(l *configfile.ErrorList) {
 
 // Configured reports a Maestro client with any address or source id set.
 func (m *MaestroConfig) Configured() bool {
-	return m.GRPCServerAddress != "" || m.HTTPServerAddress != "" || m.SourceID != ""
+	return !m.GRPCServerAddress.IsZero() || !m.HTTPServerAddress.IsZero() || m.SourceID != ""
 }
 
 func (k *KubernetesClient) validate(l *configfile.ErrorList, path string) {
@@ -255,10 +251,12 @@ func (k *KubernetesClient) validate(l *configfile.ErrorList, path string) {
 }
 
 func (m *MaestroConfig) validate(l *configfile.ErrorList, path string) {
-	if m.GRPCServerAddress == "" {
+	if m.GRPCServerAddress.IsZero() {
 		l.Add(path+".grpc_server_address", "is required")
+	} else if g := m.GRPCServerAddress; strings.Contains(g.Reveal(), "@") {
+		l.Add(path+".grpc_server_address", "must be host:port or a gRPC target without user info (Maestro authenticates by auth.tls_config), not %q", secret.MaskURL(g.Reveal()))
 	}
-	if m.HTTPServerAddress == "" {
+	if m.HTTPServerAddress.IsZero() {
 		l.Add(path+".http_server_address", "is required")
 	} else {
 		checkURL(l, path+".http_server_address", m.HTTPServerAddress)
@@ -323,7 +321,7 @@ func validHeaderName(s string) bool {
 // names, as task-config param sources read it (source: config.<path>, e.g.
 // config.clients.hyperfleet_api.base_url), after env and flag overrides.
 // Like hyperfleet-adapter's, it is not redacted: a param names exactly what
-// it reads.
+// it reads, and the secret types' values are revealed here (revealSecrets).
 func (c *AdapterConfig) Values() map[string]any {
 	b, err := yaml.Marshal(c)
 	var out map[string]any
@@ -333,5 +331,6 @@ func (c *AdapterConfig) Values() map[string]any {
 	if err != nil {
 		return map[string]any{"adapter": map[string]any{"name": c.Info.Name, "version": c.Info.Version}}
 	}
+	revealSecrets(reflect.ValueOf(c).Elem(), out)
 	return out
 }

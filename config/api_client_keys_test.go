@@ -24,7 +24,7 @@ func TestAPIClientKeys(t *testing.T) {
 	if api.RetryBackoff != "linear" || api.BaseDelay.D() != 2*time.Second || api.MaxDelay.D() != MaxAPIRetryDelay {
 		t.Errorf("retry settings: %+v", api)
 	}
-	if len(api.DefaultHeaders) != 2 || api.DefaultHeaders["X-Tenant"] != "t2" || api.DefaultHeaders["X-Trace"] != "on" {
+	if len(api.DefaultHeaders) != 2 || api.DefaultHeaders["X-Tenant"].Reveal() != "t2" || api.DefaultHeaders["X-Trace"].Reveal() != "on" {
 		t.Errorf("default headers from env: %v", api.DefaultHeaders)
 	}
 	if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0].Error(), "clients.hyperfleet_api.max_delay: 1m0s is above") {

@@ -1,8 +1,10 @@
 package config
 
 import (
-	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 	"net"
+
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
+	"github.com/bundle-adapter/bundle-adapter/internal/secret"
 )
 
 // BrokerConfig is broker.yaml (path from BROKER_CONFIG_FILE). Every leaf can be
@@ -44,7 +46,7 @@ type BrokerSettings struct {
 // defaults. URL may carry credentials; they are redacted from dumps and
 // logs.
 type RabbitMQ struct {
-	URL string `yaml:"url"`
+	URL secret.URL `yaml:"url"`
 	// Exchange the events are published to; default the topic.
 	Exchange string `yaml:"exchange"`
 	// ExchangeType is declared when the exchange does not exist: fanout
@@ -114,7 +116,7 @@ type GooglePubSub struct {
 	// (an emulator beside the adapter) is reached in plaintext without
 	// credentials, any other over TLS with Application Default Credentials
 	// unless Insecure is set.
-	Endpoint string `yaml:"endpoint"`
+	Endpoint secret.URL `yaml:"endpoint"`
 	// Insecure reaches a non-loopback Endpoint in plaintext without
 	// credentials (an emulator on another host); requires Endpoint.
 	Insecure bool `yaml:"insecure"`
@@ -150,7 +152,7 @@ func defaultBrokerConfig() BrokerConfig {
 func (c *BrokerConfig) validate(l *configfile.ErrorList) {
 	switch c.Settings.Type {
 	case "rabbitmq":
-		if c.Settings.RabbitMQ.URL == "" {
+		if c.Settings.RabbitMQ.URL.IsZero() {
 			l.Add("broker.rabbitmq.url", "is required when broker.type is rabbitmq")
 		} else {
 			checkAMQPURL(l, "broker.rabbitmq.url", c.Settings.RabbitMQ.URL)
@@ -179,12 +181,14 @@ func (c *BrokerConfig) validate(l *configfile.ErrorList) {
 // validateEndpoint refuses an endpoint that is not host:port and insecure
 // without an endpoint.
 func (p *GooglePubSub) validateEndpoint(l *configfile.ErrorList, path string) {
-	if p.Endpoint != "" {
-		if _, _, err := net.SplitHostPort(p.Endpoint); err != nil {
+	if !p.Endpoint.IsZero() {
+		if err := secret.CheckAddress(p.Endpoint.Reveal()); err != nil {
+			l.Add(path+".endpoint", "%v", err)
+		} else if _, _, err := net.SplitHostPort(p.Endpoint.Reveal()); err != nil {
 			l.Add(path+".endpoint", "must be host:port, not %q", p.Endpoint)
 		}
 	}
-	if p.Insecure && p.Endpoint == "" {
+	if p.Insecure && p.Endpoint.IsZero() {
 		l.Add(path+".insecure", "requires endpoint (an emulator): Google's endpoint is always reached over TLS")
 	}
 }

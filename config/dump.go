@@ -2,19 +2,20 @@ package config
 
 import (
 	"io"
-	"net/url"
 	"reflect"
-	"strings"
 
+	"github.com/bundle-adapter/bundle-adapter/internal/secret"
 	"gopkg.in/yaml.v3"
 )
 
 // Redacted is what a secret is replaced with in dumps and logs.
-const Redacted = "REDACTED"
+const Redacted = secret.Redacted
 
 // Dump writes the merged adapter and broker config (defaults, file, env and
-// flags applied) as YAML, with secrets redacted: passwords inside URLs and
-// every field tagged secret. The task config is not included: it is
+// flags applied) as YAML, with secrets redacted: every value of a secret
+// type (internal/secret: URLs, header values) prints redacted by itself,
+// and as a second line of defence every other string is passed through
+// RedactURL and every field tagged secret is replaced. The task config is not included: it is
 // exactly its file.
 func (c *Config) Dump(w io.Writer) error {
 	doc := map[string]any{"adapter_config": redact(c.Adapter)}
@@ -72,49 +73,7 @@ func redactValue(v reflect.Value) {
 }
 
 // RedactURL hides the credentials of anything that looks like a URL with
-// user info: "amqp://guest:REDACTED@host/" keeps the user name and hides
-// the password, "https://REDACTED@host" hides a lone user name (often a
-// token). A string that does not parse as a URL is redacted by its shape
-// (what sits between "://" and the last "@", or before the "@" of a
-// scheme-less "user:password@host"), so a typo in a URL never prints the
-// password. Other strings are returned unchanged.
-func RedactURL(s string) string {
-	if !strings.Contains(s, "@") {
-		return s
-	}
-	u, err := url.Parse(s)
-	if err == nil && u.Opaque == "" && u.Host != "" {
-		if u.User == nil {
-			return s
-		}
-		if strings.Contains(s[strings.Index(s, u.Host):], "@") {
-			return redactUserInfo(s) // "u:p@ss/w@rd@host": which '@' ends the password is a guess
-		}
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), Redacted)
-		} else {
-			u.User = url.User(Redacted)
-		}
-		return u.String()
-	}
-	return redactUserInfo(s)
-}
-
-// redactUserInfo hides user info by the string's shape alone.
-func redactUserInfo(s string) string {
-	start := 0
-	if i := strings.Index(s, "://"); i >= 0 {
-		start = i + 3
-	}
-	rest := s[start:]
-	at := strings.LastIndex(rest, "@")
-	user, _, hasPass := strings.Cut(rest[:at], ":")
-	switch {
-	case start == 0 && !hasPass:
-		return s // "ops@example.com": no credentials
-	case hasPass && !strings.ContainsAny(user, "/?#") && user != "":
-		return s[:start] + user + ":" + Redacted + rest[at:]
-	default:
-		return s[:start] + Redacted + rest[at:]
-	}
-}
+// user info; see secret.RedactURL. It never prints the password of a URL
+// whose password holds an unescaped '/', '?' or '#'
+// ("amqp://user:1234/S3CRET@host/" prints "amqp://user:REDACTED@host/").
+func RedactURL(s string) string { return secret.RedactURL(s) }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding"
 	"reflect"
 	"strconv"
 	"strings"
@@ -25,13 +26,21 @@ func leafPaths(t reflect.Type, prefix string) []string {
 		if ft.Kind() == reflect.Pointer {
 			ft = ft.Elem()
 		}
-		if ft.Kind() == reflect.Struct {
+		if ft.Kind() == reflect.Struct && !isTextLeaf(ft) {
 			out = append(out, leafPaths(ft, p)...)
 			continue
 		}
 		out = append(out, p)
 	}
 	return out
+}
+
+var textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+
+// isTextLeaf reports a type set from one env or flag string by its own
+// UnmarshalText (the secret types), which leafPaths does not descend into.
+func isTextLeaf(t reflect.Type) bool {
+	return t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(textUnmarshalerType)
 }
 
 // adapterEnvNames gives the environment variables that override an adapter
@@ -154,7 +163,24 @@ func setLeaf(v reflect.Value, path, s string) error {
 		}
 		v = v.Elem()
 	}
+	if isTextLeaf(v.Type()) { // secret.URL, secret.String, secret.Headers
+		return v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s))
+	}
 	switch {
+	case v.Kind() == reflect.Slice && isTextLeaf(v.Type().Elem()): // []secret.URL
+		items := strings.Split(s, ",")
+		out := reflect.MakeSlice(v.Type(), 0, len(items))
+		for _, item := range items {
+			if item = strings.TrimSpace(item); item == "" {
+				continue
+			}
+			e := reflect.New(v.Type().Elem())
+			if err := e.Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(item)); err != nil {
+				return err
+			}
+			out = reflect.Append(out, e.Elem())
+		}
+		v.Set(out)
 	case v.Type() == configfile.DurationType:
 		d, err := configfile.ParseDuration(s)
 		if err != nil {

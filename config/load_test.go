@@ -157,8 +157,8 @@ func TestEnvOverridesNestedKeys(t *testing.T) {
 		{"clients.hyperfleet_api.timeout (env)", cfg.Clients.HyperfleetAPI.Timeout.String(), "7s"},
 		{"clients.maestro.auth.tls_config.ca_file (short env name)", m.Auth.TLSConfig.CAFile, "/certs/ca.crt"},
 		{"log.level (LOG_LEVEL)", cfg.Log.Level, "debug"},
-		{"clients.maestro.grpc_server_address (flag beats env)", m.GRPCServerAddress, "flag:8090"},
-		{"clients.maestro.http_server_address (file)", m.HTTPServerAddress, "http://127.0.0.1:8000"},
+		{"clients.maestro.grpc_server_address (flag beats env)", m.GRPCServerAddress.Reveal(), "flag:8090"},
+		{"clients.maestro.http_server_address (file)", m.HTTPServerAddress.Reveal(), "http://127.0.0.1:8000"},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
@@ -180,7 +180,7 @@ func TestBrokerEnvOverrides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Settings.RabbitMQ.URL != "amqp://u:p@rabbit:5672/" || cfg.Subscriber.Parallelism != 9 {
+	if cfg.Settings.RabbitMQ.URL.Reveal() != "amqp://u:p@rabbit:5672/" || cfg.Subscriber.Parallelism != 9 {
 		t.Errorf("env overrides not applied: url=%q parallelism=%d", cfg.Settings.RabbitMQ.URL, cfg.Subscriber.Parallelism)
 	}
 }
@@ -190,7 +190,7 @@ func TestWrappedCamelCaseConfigsMatchPlainOnes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Info.Name != "gcp-bundles" || cfg.Clients.Maestro.GRPCServerAddress != "127.0.0.1:8090" || cfg.Clients.HyperfleetAPI.RetryAttempts != 3 {
+	if cfg.Info.Name != "gcp-bundles" || cfg.Clients.Maestro.GRPCServerAddress.Reveal() != "127.0.0.1:8090" || cfg.Clients.HyperfleetAPI.RetryAttempts != 3 {
 		t.Errorf("envelope/camelCase not decoded: %+v", cfg)
 	}
 	task, err := LoadTaskConfig("examples/gcp/task-config.yaml")
@@ -220,7 +220,7 @@ func TestDumpRedactsSecrets(t *testing.T) {
 			t.Errorf("dump lacks %q:\n%s", want, out)
 		}
 	}
-	if cfg.Broker.Settings.RabbitMQ.URL != "amqp://guest:guest@127.0.0.1:5672/" {
+	if cfg.Broker.Settings.RabbitMQ.URL.Reveal() != "amqp://guest:guest@127.0.0.1:5672/" {
 		t.Error("Dump must not change the loaded config")
 	}
 }

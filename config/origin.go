@@ -41,13 +41,13 @@ func Origin(u *url.URL) string {
 // event. URLs that start with a value are checked when sent.
 func (c *Config) checkAPIOrigins(taskFile string) configfile.Errors {
 	api := c.Adapter.Clients.HyperfleetAPI
-	base, err := url.Parse(api.BaseURL)
-	if api.BaseURL == "" || err != nil {
+	base, err := url.Parse(api.BaseURL.Reveal())
+	if api.BaseURL.IsZero() || err != nil {
 		return nil
 	}
 	allowed := map[string]bool{Origin(base): true}
 	for _, o := range api.AllowedOrigins {
-		if n, err := ParseOrigin(o); err == nil {
+		if n, err := ParseOrigin(o.Reveal()); err == nil {
 			allowed[n] = true
 		}
 	}

@@ -33,7 +33,7 @@ func TestAllowedOriginsConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := cfg.Clients.HyperfleetAPI.AllowedOrigins; len(got) != 2 || got[1] != "http://b.example.com:8080" {
+	if got := cfg.Clients.HyperfleetAPI.AllowedOrigins; len(got) != 2 || got[1].Reveal() != "http://b.example.com:8080" {
 		t.Fatalf("allowed_origins = %q", got)
 	}
 	t.Setenv("HYPERFLEET_API_ALLOWED_ORIGINS", "https://a.example.com/path,https://u:pw-9f@c.example.com")

@@ -3,6 +3,8 @@ package config
 import (
 	"strings"
 	"testing"
+
+	"github.com/bundle-adapter/bundle-adapter/internal/secret"
 )
 
 func TestRedactURL(t *testing.T) {
@@ -27,7 +29,7 @@ func TestRedactURL(t *testing.T) {
 // Dump redacts inside lists too, and leaves the loaded config unchanged.
 func TestDumpRedactsListItems(t *testing.T) {
 	cfg := &Config{Adapter: &AdapterConfig{Clients: Clients{HyperfleetAPI: HyperfleetAPIConfig{
-		AllowedOrigins: []string{"https://u:pw-4a1@h.example.com"}}}}}
+		AllowedOrigins: []secret.URL{secret.NewURL("https://u:pw-4a1@h.example.com")}}}}}
 	var b strings.Builder
 	if err := cfg.Dump(&b); err != nil {
 		t.Fatal(err)
@@ -35,7 +37,7 @@ func TestDumpRedactsListItems(t *testing.T) {
 	if strings.Contains(b.String(), "pw-4a1") || !strings.Contains(b.String(), "u:REDACTED@h.example.com") {
 		t.Errorf("dump:\n%s", b.String())
 	}
-	if cfg.Adapter.Clients.HyperfleetAPI.AllowedOrigins[0] != "https://u:pw-4a1@h.example.com" {
+	if cfg.Adapter.Clients.HyperfleetAPI.AllowedOrigins[0].Reveal() != "https://u:pw-4a1@h.example.com" {
 		t.Error("Dump changed the loaded config")
 	}
 }

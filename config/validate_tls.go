@@ -15,8 +15,8 @@ import (
 // the adapter's working directory, as at run time.
 func (m *MaestroConfig) validateTransport(l *configfile.ErrorList, path string) {
 	tlsAuth := m.Auth.Type == "tls"
-	restTLS := strings.HasPrefix(m.HTTPServerAddress, "https://")
-	if tlsAuth && strings.HasPrefix(m.HTTPServerAddress, "http://") {
+	restTLS := strings.HasPrefix(m.HTTPServerAddress.Reveal(), "https://")
+	if tlsAuth && strings.HasPrefix(m.HTTPServerAddress.Reveal(), "http://") {
 		l.Add(path+".http_server_address", "is plaintext (http://) but auth.type is tls: use an https:// URL")
 	}
 	if tlsAuth && m.Insecure {

@@ -16,6 +16,7 @@ import (
 	grpcoptions "open-cluster-management.io/sdk-go/pkg/cloudevents/generic/options/grpc"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/internal/secret"
 )
 
 var _ adapter.Maestro = (*Client)(nil)
@@ -71,7 +72,7 @@ func newClient(ctx context.Context, opts Options, rest *restReader, writes *budg
 	works, err := newSourceClient(life, rest, dialer, opts)
 	if err != nil {
 		cancel()
-		return nil, fmt.Errorf("maestroclient: source client for %s: %w", opts.GRPCAddress, err)
+		return nil, fmt.Errorf("maestroclient: source client for %s: %w", secret.MaskURL(opts.GRPCAddress), err)
 	}
 	return &Client{
 		opts: opts, log: opts.Logger, rest: rest, works: works,

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net/url"
 	"time"
+
+	"github.com/bundle-adapter/bundle-adapter/internal/secret"
 )
 
 // Defaults applied by New to zero-valued Options fields.
@@ -202,18 +204,24 @@ func (o Options) validate() error {
 	return errors.Join(errs...)
 }
 
+// validateURL checks the REST URL; its errors name it masked
+// (secret.MaskURL), never its password.
 func (o Options) validateURL() error {
+	shown := secret.MaskURL(o.HTTPURL)
 	u, err := url.Parse(o.HTTPURL)
 	if err != nil || u.Host == "" {
-		return fmt.Errorf("http: invalid URL %q", o.HTTPURL)
+		return fmt.Errorf("http: invalid URL %q", shown)
+	}
+	if err := secret.CheckAddress(o.HTTPURL); err != nil {
+		return fmt.Errorf("http: URL %w", err)
 	}
 	switch {
 	case u.Scheme == "http" && !o.HTTP.Insecure:
-		return fmt.Errorf("http: URL %q is plaintext: use https or set HTTP.Insecure", o.HTTPURL)
+		return fmt.Errorf("http: URL %q is plaintext: use https or set HTTP.Insecure", shown)
 	case u.Scheme == "https" && o.HTTP.Insecure:
-		return fmt.Errorf("http: URL %q is https but HTTP.Insecure is set", o.HTTPURL)
+		return fmt.Errorf("http: URL %q is https but HTTP.Insecure is set", shown)
 	case u.Scheme != "http" && u.Scheme != "https":
-		return fmt.Errorf("http: URL %q: scheme must be http or https", o.HTTPURL)
+		return fmt.Errorf("http: URL %q: scheme must be http or https", shown)
 	}
 	return nil
 }

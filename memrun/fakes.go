@@ -13,6 +13,7 @@ import (
 
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi/apistub"
+	"github.com/bundle-adapter/bundle-adapter/internal/secret"
 	"github.com/bundle-adapter/bundle-adapter/kubeclient/memkube"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
 	"github.com/bundle-adapter/bundle-adapter/task"
@@ -185,8 +186,8 @@ func API(cfg *config.Config, r io.Reader) (*apistub.Stub, error) {
 			return nil, err
 		}
 	}
-	if c.BaseURL != "" {
-		s.UseBaseURL(c.BaseURL, c.AllowedOrigins)
+	if !c.BaseURL.IsZero() {
+		s.UseBaseURL(c.BaseURL.Reveal(), secret.RevealAll(c.AllowedOrigins))
 	}
 	return s, nil
 }

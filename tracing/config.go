@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/bundle-adapter/bundle-adapter/internal/secret"
 )
 
 // Environment variables read by FromEnv. The exporter also reads the other
@@ -48,8 +50,11 @@ type Config struct {
 	ServiceVersion string
 	// Endpoint is set when an OTLP endpoint variable is; the exporter reads
 	// the value itself. Empty: spans are written to stdout as JSON, one
-	// per line, as hyperfleet-adapter does for local development.
-	Endpoint string
+	// per line, as hyperfleet-adapter does for local development. It may
+	// carry user info, so it is a secret.URL: every printed form redacts.
+	// (OTEL_EXPORTER_OTLP_HEADERS, which may hold tokens, is read by the
+	// exporter alone and never held or printed here.)
+	Endpoint secret.URL
 	// Protocol is grpc (default) or http/protobuf.
 	Protocol string
 	// Sampler is an OTEL_TRACES_SAMPLER value (default
@@ -66,7 +71,8 @@ type Config struct {
 // FromEnv reads the configuration from the environment through lookup
 // (os.LookupEnv in production). defaultName is the service name when
 // OTEL_SERVICE_NAME is not set. Values that cannot be used are replaced by
-// their defaults and reported in warnings; FromEnv never fails.
+// their defaults and reported in warnings (an endpoint whose credentials
+// could be misread is not used; the warning masks it); FromEnv never fails.
 //
 // Tracing is on when HYPERFLEET_TRACING_ENABLED is true, or when it is not
 // set and an OTLP endpoint variable is; OTEL_SDK_DISABLED=true turns it
@@ -77,8 +83,8 @@ func FromEnv(lookup func(string) (string, bool), defaultName, version string) (C
 	var warns []string
 	get := func(k string) string { v, _ := lookup(k); return strings.TrimSpace(v) }
 	c := Config{ServiceName: defaultName, ServiceVersion: version}
-	c.Endpoint = firstSet(get(EnvTracesEndpoint), get(EnvEndpoint))
-	c.Enabled = c.Endpoint != ""
+	c.Endpoint, warns = endpoint(get(EnvTracesEndpoint), get(EnvEndpoint), warns)
+	c.Enabled = !c.Endpoint.IsZero()
 	if v := get(EnvEnabled); v != "" {
 		on, err := strconv.ParseBool(v)
 		if err != nil {
@@ -97,6 +103,23 @@ func FromEnv(lookup func(string) (string, bool), defaultName, version string) (C
 	c.Sampler, c.SamplerArg, warns = sampler(get(EnvSampler), get(EnvSamplerArg), warns)
 	c.Propagators, warns = propagators(firstSet(get(EnvPropagators), DefaultPropagators), warns)
 	return c, warns
+}
+
+// endpoint is the traces endpoint, else the general one. One whose user
+// info could be misread (secret.CheckAddress: "https://user:1234/S3CRET@h")
+// is refused with a warning that masks it, and no endpoint is used.
+func endpoint(traces, general string, warns []string) (secret.URL, []string) {
+	name, v := EnvTracesEndpoint, traces
+	if v == "" {
+		name, v = EnvEndpoint, general
+	}
+	if err := secret.CheckAddress(v); err != nil {
+		return secret.URL{}, append(warns, fmt.Sprintf("%s %v; it is not used", name, err))
+	}
+	if v == "" {
+		return secret.URL{}, warns
+	}
+	return secret.NewURL(v), warns
 }
 
 func protocol(traces, general string, warns []string) (string, []string) {

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/bundle-adapter/bundle-adapter/internal/secret"
 )
 
 // loadEnv reads KEY=VALUE lines (# comments) from a testdata file.
@@ -45,16 +47,18 @@ func TestFromEnv(t *testing.T) {
 		{name: "nothing set: off", env: map[string]string{}, want: defaults},
 		{name: "hyperfleet chart, tracing on", envFile: "testdata/hyperfleet-chart-tracing.env",
 			want: with(func(c *Config) {
-				c.Enabled, c.ServiceName, c.Endpoint = true, "cl-maestro", "http://otel-collector:4317"
+				c.Enabled, c.ServiceName, c.Endpoint = true, "cl-maestro", secret.NewURL("http://otel-collector:4317")
 				c.Sampler, c.SamplerArg = "parentbased_traceidratio", 0.25
 			})},
 		{name: "hyperfleet chart defaults: off", envFile: "testdata/hyperfleet-chart-default.env", want: defaults},
 		{name: "enabled without endpoint: stdout", env: map[string]string{EnvEnabled: "1"},
 			want: with(func(c *Config) { c.Enabled = true })},
 		{name: "an endpoint alone turns it on", env: map[string]string{EnvTracesEndpoint: "http://c:4318/v1/traces", EnvEndpoint: "http://c:4317", EnvTracesProtocol: "http/protobuf", EnvProtocol: "grpc"},
-			want: with(func(c *Config) { c.Enabled, c.Endpoint, c.Protocol = true, "http://c:4318/v1/traces", ProtocolHTTP })},
+			want: with(func(c *Config) {
+				c.Enabled, c.Endpoint, c.Protocol = true, secret.NewURL("http://c:4318/v1/traces"), ProtocolHTTP
+			})},
 		{name: "endpoint but disabled", env: map[string]string{EnvEndpoint: "http://c:4317", EnvEnabled: "false"},
-			want: with(func(c *Config) { c.Endpoint = "http://c:4317" })},
+			want: with(func(c *Config) { c.Endpoint = secret.NewURL("http://c:4317") })},
 		{name: "OTEL_SDK_DISABLED wins", env: map[string]string{EnvEnabled: "true", EnvSDKDisabled: "true"}, want: defaults},
 		{name: "bad values fall back with warnings",
 			env:  map[string]string{EnvEnabled: "yes please", EnvProtocol: "udp", EnvSampler: "sometimes", EnvSamplerArg: "2", EnvPropagators: "b3,tracecontext"},

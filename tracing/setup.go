@@ -95,7 +95,7 @@ func (p *Provider) Shutdown(ctx context.Context) error {
 
 func exporter(ctx context.Context, c Config, stdout io.Writer) (sdktrace.SpanExporter, error) {
 	switch {
-	case c.Endpoint == "":
+	case c.Endpoint.IsZero():
 		return newJSONExporter(stdout), nil
 	case c.Protocol == ProtocolHTTP:
 		return otlptracehttp.New(ctx)

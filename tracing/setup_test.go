@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bundle-adapter/bundle-adapter/internal/secret"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
@@ -55,7 +56,7 @@ func TestSetupWithoutEndpointWritesJSONLines(t *testing.T) {
 // context: the queued spans are dropped.
 func TestShutdownIsBounded(t *testing.T) {
 	t.Setenv(EnvEndpoint, "http://127.0.0.1:1")
-	p, err := Setup(context.Background(), Config{Enabled: true, Endpoint: "http://127.0.0.1:1", Protocol: ProtocolGRPC, ServiceName: "x"})
+	p, err := Setup(context.Background(), Config{Enabled: true, Endpoint: secret.NewURL("http://127.0.0.1:1"), Protocol: ProtocolGRPC, ServiceName: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,7 +102,7 @@ func wireInProcess(life context.Context, cfg *config.Config, m *metrics.Metrics,
 	}
 	api := cfg.Adapter.Clients.HyperfleetAPI
 	pipeline, err := adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info, Maestro: m.Maestro(maestro), View: bundleView,
-		API: m.API(hyperfleetapi.New(hyperfleetapi.Options{BaseURL: api.BaseURL, Version: api.Version,
+		API: m.API(hyperfleetapi.New(hyperfleetapi.Options{BaseURL: api.BaseURL.Reveal(), Version: api.Version,
 			Timeout: api.Timeout.D(), RetryAttempts: api.RetryAttempts, RetryBackoff: api.RetryBackoff})),
 		Logger: alog, Config: cfg.Adapter.Values()})
 	if err != nil {
@@ -116,7 +116,7 @@ func wireInProcess(life context.Context, cfg *config.Config, m *metrics.Metrics,
 		return inProcessParts{}, err
 	}
 	rb := cfg.Broker.Settings.RabbitMQ
-	consumer := rabbitmq.New(rabbitmq.Options{URL: rb.URL, Exchange: rb.Exchange, ExchangeType: rb.ExchangeType,
+	consumer := rabbitmq.New(rabbitmq.Options{URL: rb.URL.Reveal(), Exchange: rb.Exchange, ExchangeType: rb.ExchangeType,
 		Topic: cfg.Adapter.Clients.Broker.Topic, SubscriptionID: cfg.Adapter.Clients.Broker.SubscriptionID,
 		Prefetch: rb.PrefetchCount, Logger: alog})
 	return inProcessParts{pool: pool, dispatch: d, consumer: consumer}, nil
@@ -129,8 +129,8 @@ func wireInProcess(life context.Context, cfg *config.Config, m *metrics.Metrics,
 func maestroOf(life context.Context, cfg *config.Config, alog *slog.Logger) (*maestroclient.Pool, adapter.Maestro, adapter.BundleView, error) {
 	mc := cfg.Adapter.Clients.Maestro
 	opts := maestroclient.Options{
-		GRPCAddress: mc.GRPCServerAddress, GRPC: maestroclient.TLSOptions{Insecure: true},
-		HTTPURL: mc.HTTPServerAddress, HTTP: maestroclient.TLSOptions{Insecure: true},
+		GRPCAddress: mc.GRPCServerAddress.Reveal(), GRPC: maestroclient.TLSOptions{Insecure: true},
+		HTTPURL: mc.HTTPServerAddress.Reveal(), HTTP: maestroclient.TLSOptions{Insecure: true},
 		SourceID: mc.SourceID, Timeout: mc.Timeout.D(), Logger: alog,
 	}
 	var bv *view.View

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/bundle-adapter/bundle-adapter/internal/secret"
 	amqp "github.com/rabbitmq/amqp091-go"
 )
 
@@ -107,6 +108,8 @@ func (o Options) validate() error {
 	var errs []error
 	if o.URL == "" {
 		errs = append(errs, errors.New("url is required"))
+	} else if err := secret.CheckURL(o.URL, "amqp(s)", "amqp", "amqps"); err != nil {
+		errs = append(errs, fmt.Errorf("url %w", err))
 	} else if _, err := amqp.ParseURI(o.URL); err != nil {
 		errs = append(errs, fmt.Errorf("url %s: %w", redactURL(o.URL), withoutURL(err)))
 	}
@@ -122,11 +125,20 @@ func (o Options) validate() error {
 	return nil
 }
 
-// redactURL hides the password of an AMQP URL for logs and errors.
+// redactURL hides the password of an AMQP URL for logs and errors
+// ("amqp://u:xxxxx@h/"), also one whose password holds an unescaped / ? #
+// that url.Parse reads as host and path (secret.CheckURL refuses it;
+// secret.MaskURL hides it).
 func redactURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "<unparsable url>"
+	}
+	if secret.CheckURL(raw, "amqp(s)", "amqp", "amqps") != nil {
+		return secret.MaskURL(raw)
+	}
+	if pw, has := u.User.Password(); u.User != nil && (!has || pw == "") {
+		u.User = url.User("xxxxx") // a lone user name may be a token
 	}
 	return u.Redacted()
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bundle-adapter/bundle-adapter/internal/secret"
 	amqp "github.com/rabbitmq/amqp091-go"
 )
 
@@ -107,6 +108,9 @@ type Publisher struct {
 
 // NewPublisher connects to url. Close releases the connection.
 func NewPublisher(url string) (*Publisher, error) {
+	if err := secret.CheckURL(url, "amqp(s)", "amqp", "amqps"); err != nil {
+		return nil, fmt.Errorf("rabbitmq url %w", err)
+	}
 	conn, err := amqp.DialConfig(url, amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", redactURL(url), err)

@@ -9,6 +9,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/adapter"
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi"
+	"github.com/bundle-adapter/bundle-adapter/internal/secret"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/view"
 	"github.com/bundle-adapter/bundle-adapter/tracing"
@@ -46,8 +47,8 @@ func maestroOptions(c config.MaestroConfig, log *slog.Logger) maestroclient.Opti
 		ServerName: tlsFiles.ServerName,
 	}
 	return maestroclient.Options{
-		GRPCAddress: c.GRPCServerAddress, GRPC: grpcTLS,
-		HTTPURL: c.HTTPServerAddress, HTTP: restTLS(c),
+		GRPCAddress: c.GRPCServerAddress.Reveal(), GRPC: grpcTLS,
+		HTTPURL: c.HTTPServerAddress.Reveal(), HTTP: restTLS(c),
 		SourceID: c.SourceID, Timeout: c.Timeout.D(),
 		Retry:                    maestroclient.RetryOptions{Attempts: c.RetryAttempts},
 		MaxConcurrentReads:       c.MaxConcurrentReads,
@@ -63,7 +64,7 @@ func maestroOptions(c config.MaestroConfig, log *slog.Logger) maestroclient.Opti
 // tls, the client certificate of the gRPC connection and the server name
 // (http_server_name, else server_name).
 func restTLS(c config.MaestroConfig) maestroclient.TLSOptions {
-	if strings.HasPrefix(c.HTTPServerAddress, "http://") {
+	if strings.HasPrefix(c.HTTPServerAddress.Reveal(), "http://") {
 		return maestroclient.TLSOptions{Insecure: true}
 	}
 	files := c.Auth.TLSConfig
@@ -88,11 +89,11 @@ func firstNonEmpty(ss ...string) string {
 // by tp (nil or off: not traced).
 func newAPI(c config.HyperfleetAPIConfig, tp *tracing.Provider) adapter.API {
 	return hyperfleetapi.New(hyperfleetapi.Options{
-		BaseURL: c.BaseURL, Version: c.Version, Timeout: c.Timeout.D(),
+		BaseURL: c.BaseURL.Reveal(), Version: c.Version, Timeout: c.Timeout.D(),
 		RetryAttempts: c.RetryAttempts, RetryBackoff: c.RetryBackoff,
-		BaseDelay: c.BaseDelay.D(), MaxDelay: c.MaxDelay.D(), DefaultHeaders: c.DefaultHeaders,
+		BaseDelay: c.BaseDelay.D(), MaxDelay: c.MaxDelay.D(), DefaultHeaders: c.DefaultHeaders.Reveal(),
 		TokenPath: c.Auth.TokenPath, TokenCacheTTL: c.Auth.TokenCacheTTL.D(),
-		AllowedOrigins: c.AllowedOrigins, UserAgent: userAgent(),
+		AllowedOrigins: secret.RevealAll(c.AllowedOrigins), UserAgent: userAgent(),
 		Tracer: tp.Tracer(), Propagator: tp.Propagator(),
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/internal/secret"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
 )
 
@@ -19,16 +20,16 @@ func TestMaestroTLSReachesREST(t *testing.T) {
 		c        config.MaestroConfig
 		wantHTTP maestroclient.TLSOptions
 	}{
-		{"tls auth over https", config.MaestroConfig{HTTPServerAddress: "https://m:8000",
+		{"tls auth over https", config.MaestroConfig{HTTPServerAddress: secret.NewURL("https://m:8000"),
 			Auth: config.MaestroAuth{Type: "tls", TLSConfig: files}},
 			maestroclient.TLSOptions{CAFile: "ca.pem", CertFile: "client.pem", KeyFile: "client-key.pem", ServerName: "maestro.internal"}},
-		{"REST CA and server name of their own", config.MaestroConfig{HTTPServerAddress: "https://m:8000",
+		{"REST CA and server name of their own", config.MaestroConfig{HTTPServerAddress: secret.NewURL("https://m:8000"),
 			Auth: config.MaestroAuth{Type: "tls", TLSConfig: withHTTP(files, "rest-ca.pem", "rest.internal")}},
 			maestroclient.TLSOptions{CAFile: "rest-ca.pem", CertFile: "client.pem", KeyFile: "client-key.pem", ServerName: "rest.internal"}},
-		{"https REST without tls auth: server check only", config.MaestroConfig{HTTPServerAddress: "https://m:8000", Insecure: true,
+		{"https REST without tls auth: server check only", config.MaestroConfig{HTTPServerAddress: secret.NewURL("https://m:8000"), Insecure: true,
 			Auth: config.MaestroAuth{TLSConfig: config.TLSConfig{CAFile: "ca.pem"}}},
 			maestroclient.TLSOptions{CAFile: "ca.pem"}},
-		{"plaintext REST", config.MaestroConfig{HTTPServerAddress: "http://m:8000", Insecure: true},
+		{"plaintext REST", config.MaestroConfig{HTTPServerAddress: secret.NewURL("http://m:8000"), Insecure: true},
 			maestroclient.TLSOptions{Insecure: true}},
 	}
 	for _, tt := range tests {
@@ -49,7 +50,7 @@ func withHTTP(t config.TLSConfig, ca, serverName string) config.TLSConfig {
 // The Pub/Sub endpoint switches to plaintext only as the config says.
 func TestPubSubInsecureIsPassedOn(t *testing.T) {
 	cfg := &config.Config{Adapter: &config.AdapterConfig{}, Broker: &config.BrokerConfig{}}
-	cfg.Broker.Settings.GooglePubSub = config.GooglePubSub{ProjectID: "p", Endpoint: "emulator:8085", Insecure: true}
+	cfg.Broker.Settings.GooglePubSub = config.GooglePubSub{ProjectID: "p", Endpoint: secret.NewURL("emulator:8085"), Insecure: true}
 	o := pubsubOptions(cfg, slog.New(slog.DiscardHandler))
 	if o.Endpoint != "emulator:8085" || !o.Insecure {
 		t.Errorf("endpoint %q insecure %v, want emulator:8085 and true", o.Endpoint, o.Insecure)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/internal/secret"
 )
 
 // validate shows the ManifestWork fields Maestro drops, which every event
@@ -23,7 +24,7 @@ func TestValidateWarnsAboutDroppedFields(t *testing.T) {
 // HyperFleet's auth.type: none is plaintext gRPC, as an empty auth.type is.
 func TestMaestroAuthNoneIsPlaintext(t *testing.T) {
 	for _, typ := range []string{"", "none"} {
-		c := config.MaestroConfig{GRPCServerAddress: "m:8090", HTTPServerAddress: "http://m:8000", Insecure: true, Auth: config.MaestroAuth{Type: typ}}
+		c := config.MaestroConfig{GRPCServerAddress: secret.NewURL("m:8090"), HTTPServerAddress: secret.NewURL("http://m:8000"), Insecure: true, Auth: config.MaestroAuth{Type: typ}}
 		if o := maestroOptions(c, slog.New(slog.DiscardHandler)); !o.GRPC.Insecure || !o.HTTP.Insecure {
 			t.Errorf("auth.type %q: gRPC %+v REST %+v, want both plaintext", typ, o.GRPC, o.HTTP)
 		}

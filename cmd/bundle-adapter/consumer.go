@@ -42,7 +42,7 @@ func newConsumer(ctx context.Context, cfg *config.Config, log *slog.Logger) (bro
 func rabbitmqOptions(cfg *config.Config, log *slog.Logger) rabbitmq.Options {
 	sub, r := cfg.Adapter.Clients.Broker, cfg.Broker.Settings.RabbitMQ
 	return rabbitmq.Options{
-		URL: r.URL, Exchange: r.Exchange, ExchangeType: r.ExchangeType, Queue: r.Queue, RoutingKey: r.RoutingKey,
+		URL: r.URL.Reveal(), Exchange: r.Exchange, ExchangeType: r.ExchangeType, Queue: r.Queue, RoutingKey: r.RoutingKey,
 		ConsumerTag: r.ConsumerTag, Topic: sub.Topic, SubscriptionID: sub.SubscriptionID, Prefetch: r.PrefetchCount,
 		ConnectionName: cfg.Adapter.Info.Name, Logger: log,
 	}
@@ -57,7 +57,7 @@ func pubsubOptions(cfg *config.Config, log *slog.Logger) pubsub.Options {
 	p := b.GooglePubSub
 	o := pubsub.Options{
 		ProjectID: p.ProjectID, Topic: cmp.Or(sub.Topic, p.Topic), SubscriptionID: sub.SubscriptionID, Subscription: p.Subscription,
-		Endpoint: p.Endpoint, Insecure: p.Insecure,
+		Endpoint: p.Endpoint.Reveal(), Insecure: p.Insecure,
 		AckDeadline: time.Duration(p.AckDeadlineSeconds) * time.Second, MaxOutstandingMessages: p.MaxOutstandingMessages,
 		MaxOutstandingBytes: p.MaxOutstandingBytes, NumGoroutines: p.NumGoroutines,
 		DeadLetterTopic: p.DeadLetterTopic, MaxDeliveries: p.DeadLetterMaxAttempts,

@@ -273,7 +273,7 @@ func logConfig(cfg *config.Config, log *slog.Logger) {
 
 // readinessURL is the API URL /readyz reads: base URL + readiness_path.
 func readinessURL(c config.HyperfleetAPIConfig) string {
-	return strings.TrimRight(c.BaseURL, "/") + c.ReadinessPath
+	return strings.TrimRight(c.BaseURL.Reveal(), "/") + c.ReadinessPath
 }
 
 // configHandler serves the merged adapter and broker config as config dump

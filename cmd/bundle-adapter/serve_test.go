@@ -12,6 +12,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/adapter"
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/health"
+	"github.com/bundle-adapter/bundle-adapter/internal/secret"
 	"github.com/bundle-adapter/bundle-adapter/metrics"
 )
 
@@ -55,7 +56,7 @@ func TestConfigEndpointAndReadinessURL(t *testing.T) {
 		t.Errorf("/config = %d:\n%s", rec.Code, body)
 	}
 	api := cfg.Adapter.Clients.HyperfleetAPI
-	if got, want := readinessURL(api), strings.TrimRight(api.BaseURL, "/")+"/api/hyperfleet"; got != want {
+	if got, want := readinessURL(api), strings.TrimRight(api.BaseURL.Reveal(), "/")+"/api/hyperfleet"; got != want {
 		t.Errorf("readiness URL %q, want %q", got, want)
 	}
 }
@@ -68,7 +69,7 @@ func TestHTTPRequestsCarryUserAgent(t *testing.T) {
 		got = append(got, r.Header.Get("User-Agent"))
 	}))
 	defer srv.Close()
-	api := newAPI(config.HyperfleetAPIConfig{BaseURL: srv.URL, Version: "v1", RetryAttempts: 1}, nil)
+	api := newAPI(config.HyperfleetAPIConfig{BaseURL: secret.NewURL(srv.URL), Version: "v1", RetryAttempts: 1}, nil)
 	if _, err := api.Do(context.Background(), adapter.APIRequest{Method: "GET", URL: "/clusters/c1"}); err != nil {
 		t.Fatal(err)
 	}

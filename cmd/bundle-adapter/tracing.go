@@ -27,7 +27,7 @@ func setupTracing(ctx context.Context, cfg *config.Config, log *slog.Logger) (*t
 	if err != nil {
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
-	endpoint := config.RedactURL(c.Endpoint)
+	endpoint := c.Endpoint.String()
 	if endpoint == "" {
 		endpoint = "stdout"
 	}

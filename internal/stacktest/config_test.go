@@ -34,7 +34,7 @@ func TestConfigsLoad(t *testing.T) {
 		t.Fatalf("load:\n%s\n%s\n%v", adapter.YAML(), broker.YAML(), err)
 	}
 	api, m := cfg.Adapter.Clients.HyperfleetAPI, cfg.Adapter.Clients.Maestro
-	if api.BaseURL != adapter.APIURL || api.Timeout.D() != 5*time.Second || api.RetryAttempts != 2 ||
+	if api.BaseURL.Reveal() != adapter.APIURL || api.Timeout.D() != 5*time.Second || api.RetryAttempts != 2 ||
 		m.SourceID != "s1" || m.Timeout.D() != 20*time.Second || !m.Insecure ||
 		!m.View.Enabled || m.View.MaxAge.D() != 90*time.Second {
 		t.Errorf("adapter config %+v %+v", api, m)
