@@ -131,6 +131,11 @@ func (o Options) validate() error {
 	if o.Insecure && o.Endpoint == "" {
 		errs = append(errs, errors.New("insecure requires an endpoint (an emulator); Google's endpoint is always reached over TLS"))
 	}
+	for _, f := range []struct{ what, v string }{{"topic id", o.Topic}, {"subscription id", o.SubscriptionName()}, {"dead-letter topic id", o.DeadLetterTopic}} {
+		if len(f.v) > MaxIDBytes {
+			errs = append(errs, fmt.Errorf("%s is %d bytes: Pub/Sub ids are at most %d", f.what, len(f.v), MaxIDBytes))
+		}
+	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("pubsub options: %w", err)
 	}
@@ -151,3 +156,11 @@ func durationOr(v, def time.Duration) time.Duration {
 	}
 	return v
 }
+
+// Check reports what New would refuse in o (defaults applied), without
+// connecting: serve and validate run it before anything connects.
+func (o Options) Check() error { return o.withDefaults().validate() }
+
+// MaxIDBytes is Pub/Sub's limit on a topic or subscription id (255
+// characters, which its character set makes bytes).
+const MaxIDBytes = 255
