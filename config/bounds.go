@@ -62,7 +62,7 @@ var AdapterBounds = map[string]Bound{
 	"clients.hyperfleet_api.auth.token_cache_ttl":      {Max: int64(day), Why: "a rotated token is read within a day"},
 	"clients.broker.subscription_id":                   {Max: maxAMQPName, Why: whyAMQPName + "; " + whyPubSubName},
 	"clients.broker.topic":                             {Max: maxAMQPName, Why: whyAMQPName + "; " + whyPubSubName},
-	"clients.maestro.source_id":                        {Max: maxDNSName, Why: "Maestro's source id is a label value of every bundle"},
+	"clients.maestro.source_id":                        {Max: maxDNSName, Why: "Maestro's source id names this adapter in every bundle"},
 	"clients.maestro.client_id":                        {Max: maxDNSName, Why: whyLabel},
 	"clients.maestro.timeout":                          {Max: int64(10 * time.Minute), Zero: "10s", Why: whyRequest},
 	"clients.maestro.server_healthiness_timeout":       {Max: int64(10 * time.Minute), Zero: "the client's default", Why: whyRequest},

@@ -151,3 +151,32 @@ func lastKey(path string) string {
 	keys := splitPath(path)
 	return keys[len(keys)-1]
 }
+
+// leafType is the type at a YAML path of t, pointers dereferenced.
+func leafType(t reflect.Type, path string) reflect.Type {
+	for _, key := range splitPath(path) {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		t = t.FieldByIndex(configfile.StructFields(t)[key]).Type
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
+// leafTypeOf names the kind of the leaf at path of the struct root:
+// "duration", "name" (a string), "float" or "int".
+func leafTypeOf(root any, path string) string {
+	t := leafType(reflect.TypeOf(root), path)
+	switch {
+	case t == configfile.DurationType:
+		return "duration"
+	case t.Kind() == reflect.String:
+		return "name"
+	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
+		return "float"
+	}
+	return "int"
+}

@@ -35,20 +35,6 @@ func boundedLeaves(t reflect.Type) []string {
 	return out
 }
 
-// leafType is the type at a YAML path of t, pointers dereferenced.
-func leafType(t reflect.Type, path string) reflect.Type {
-	for _, key := range splitPath(path) {
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		t = t.FieldByIndex(configfile.StructFields(t)[key]).Type
-	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return t
-}
-
 // Every numeric leaf and every name leaf of the adapter and broker configs
 // has an entry in its bounds table, and every entry names a leaf: a field
 // added without a bound fails here.
