@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"sync/atomic"
@@ -133,13 +132,6 @@ func New(o Options) (*Pipeline, error) {
 	}
 	if p.log == nil {
 		p.log = slog.Default()
-	}
-	if o.Task.CEL != nil {
-		for _, v := range o.Task.CEL.EnvVars() {
-			if _, ok := p.env(v.Name); !ok && v.Required {
-				return nil, fmt.Errorf("adapter: %s (line %d) reads env.%s, but the environment variable %s is not set: every event would fail", v.Path, v.Line, v.Name, v.Name)
-			}
-		}
 	}
 	if p.celTimeout <= 0 {
 		p.celTimeout = DefaultCELTimeout

@@ -216,10 +216,6 @@ func (c *AdapterConfig) validate(l *configfile.ErrorList) {
 		}
 	}
 	configfile.OneOf(l, "clients.hyperfleet_api.retry_backoff", api.RetryBackoff, "exponential", "linear", "constant")
-	if api.RetryAttempts < 1 {
-		l.Add("clients.hyperfleet_api.retry_attempts", "must be at least 1")
-	}
-	configfile.CheckRetryAttempts(l, "clients.hyperfleet_api.retry_attempts", api.RetryAttempts)
 	c.Clients.HyperfleetAPI.validateRetryDelays(l, "clients.hyperfleet_api")
 	checkHeaders(l, "clients.hyperfleet_api.default_headers", api.DefaultHeaders)
 	if c.Clients.Kubernetes == nil || c.Clients.Maestro.Configured() {
@@ -236,15 +232,6 @@ func (m *MaestroConfig) Configured() bool {
 }
 
 func (k *KubernetesClient) validate(l *configfile.ErrorList, path string) {
-	if k.QPS < 0 {
-		l.Add(path+".qps", "must not be negative (0 means the client's default)")
-	}
-	if k.Burst < 0 {
-		l.Add(path+".burst", "must not be negative (0 means the client's default)")
-	}
-	if k.Timeout < 0 {
-		l.Add(path+".timeout", "must not be negative (0 means the client's default)")
-	}
 	if k.APIVersion != "" && k.APIVersion != "v1" {
 		l.Warn(path+".api_version", "has no effect: every manifest names its own apiVersion (HyperFleet writes v1 here)")
 	}
@@ -264,15 +251,6 @@ func (m *MaestroConfig) validate(l *configfile.ErrorList, path string) {
 	if m.SourceID == "" {
 		l.Add(path+".source_id", "is required")
 	}
-	if m.MaxConcurrentReads < 0 {
-		l.Add(path+".max_concurrent_reads", "must not be negative (0 means the default)")
-	}
-	if m.ConsumerWritesPerSecond < 0 {
-		l.Add(path+".consumer_writes_per_second", "must not be negative (0 means the default)")
-	}
-	if m.ConsumerWriteBurst < 0 {
-		l.Add(path+".consumer_write_burst", "must not be negative (0 means the default)")
-	}
 	configfile.OneOf(l, path+".auth.type", m.Auth.Type, "", "tls", "none")
 	tls := m.Auth.TLSConfig
 	if m.Auth.Type == "tls" && tls.CAFile == "" {
@@ -287,17 +265,10 @@ func (m *MaestroConfig) validate(l *configfile.ErrorList, path string) {
 	if m.Auth.Type != "tls" && !m.Insecure {
 		l.Add(path+".auth.type", "set auth.type: tls, or insecure: true to talk to Maestro without TLS")
 	}
-	configfile.CheckRetryAttempts(l, path+".retry_attempts", m.RetryAttempts)
 	m.validateTransport(l, path)
 }
 
 func (api *HyperfleetAPIConfig) validateRetryDelays(l *configfile.ErrorList, path string) {
-	if api.BaseDelay < 0 {
-		l.Add(path+".base_delay", "must not be negative, got %v", api.BaseDelay.D())
-	}
-	if api.MaxDelay < 0 {
-		l.Add(path+".max_delay", "must not be negative, got %v", api.MaxDelay.D())
-	}
 	if api.MaxDelay.D() > MaxAPIRetryDelay {
 		l.Warn(path+".max_delay", "%v is above bundle-adapter's ceiling of %v (config.MaxAPIRetryDelay), which is used instead", api.MaxDelay.D(), MaxAPIRetryDelay)
 		api.MaxDelay = configfile.Duration(MaxAPIRetryDelay)

@@ -169,13 +169,9 @@ func (c *BrokerConfig) validate(l *configfile.ErrorList) {
 	default:
 		l.Add("broker.type", "must be rabbitmq or googlepubsub, not %q", c.Settings.Type)
 	}
-	if c.Subscriber.Parallelism < 1 {
-		l.Add("subscriber.parallelism", "must be at least 1")
+	if lo, hi := c.Settings.Delivery.MinBackoff, c.Settings.Delivery.MaxBackoff; lo > hi {
+		l.Add("broker.delivery.min_backoff", "%s is above max_backoff %s", lo, hi)
 	}
-	if c.Settings.Delivery.MaxDeliveries < 1 {
-		l.Add("broker.delivery.max_deliveries", "must be at least 1")
-	}
-	configfile.CheckBackoffs(l, "broker.delivery", c.Settings.Delivery.MinBackoff, c.Settings.Delivery.MaxBackoff)
 }
 
 // validateEndpoint refuses an endpoint that is not host:port and insecure

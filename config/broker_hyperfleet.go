@@ -1,8 +1,6 @@
 package config
 
 import (
-	"time"
-
 	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 	"gopkg.in/yaml.v3"
 )
@@ -43,12 +41,7 @@ func (r *RabbitMQ) validate(l *configfile.ErrorList, path string) {
 	if r.ExchangeType != "" {
 		configfile.OneOf(l, path+".exchange_type", r.ExchangeType, "fanout", "topic", "direct", "headers")
 	}
-	if r.PrefetchCount < 0 {
-		l.Add(path+".prefetch_count", "must not be negative")
-	}
-	if r.PrefetchSize < 0 {
-		l.Add(path+".prefetch_size", "must not be negative")
-	} else if r.PrefetchSize > 0 {
+	if r.PrefetchSize > 0 {
 		l.Warn(path+".prefetch_size", "is ignored: RabbitMQ does not implement prefetch_size (it closes the channel on a non-zero one); prefetch_count bounds the messages in flight")
 	}
 	if r.PublisherConfirm != nil && !*r.PublisherConfirm {
@@ -56,49 +49,17 @@ func (r *RabbitMQ) validate(l *configfile.ErrorList, path string) {
 	}
 }
 
-// validate applies hyperfleet-broker's bounds, which are Pub/Sub's.
+// validate applies the relations between Pub/Sub's settings; their
+// ranges (hyperfleet-broker's, which are Pub/Sub's) are in BrokerBounds.
 func (p *GooglePubSub) validate(l *configfile.ErrorList, path string) {
-	const day = 24 * time.Hour
 	retention := p.MessageRetentionDuration.D()
-	if retention != 0 && (retention < 10*time.Minute || retention > 31*day) {
-		l.Add(path+".message_retention_duration", "must be between 10m and 31d, not %s", retention)
-	}
 	if p.ExpirationTTL != nil {
-		ttl := p.ExpirationTTL.D()
-		switch {
-		case ttl != 0 && ttl < day:
-			l.Add(path+".expiration_ttl", "must be 0 (never expire) or at least 1d, not %s", ttl)
-		case ttl != 0 && retention != 0 && ttl < retention:
+		if ttl := p.ExpirationTTL.D(); ttl != 0 && retention != 0 && ttl < retention {
 			l.Add(path+".expiration_ttl", "must be at least message_retention_duration (%s), not %s", retention, ttl)
-		}
-	}
-	for _, b := range []struct {
-		key string
-		d   configfile.Duration
-	}{{"retry_min_backoff", p.RetryMinBackoff}, {"retry_max_backoff", p.RetryMaxBackoff}} {
-		if b.d.D() > 600*time.Second {
-			l.Add(path+"."+b.key, "must be at most 600s, not %s", b.d)
 		}
 	}
 	if p.RetryMinBackoff != 0 && p.RetryMaxBackoff != 0 && p.RetryMinBackoff > p.RetryMaxBackoff {
 		l.Add(path+".retry_min_backoff", "must not exceed retry_max_backoff (%s), not %s", p.RetryMaxBackoff, p.RetryMinBackoff)
-	}
-	if tr := p.TopicRetentionDuration.D(); tr != 0 && (tr < 10*time.Minute || tr > 31*day) {
-		l.Add(path+".topic_retention_duration", "must be 0 (off) or between 10m and 31d, not %s", tr)
-	}
-	if p.DeadLetterMaxAttempts != 0 && (p.DeadLetterMaxAttempts < 5 || p.DeadLetterMaxAttempts > 100) {
-		l.Add(path+".dead_letter_max_attempts", "must be between 5 and 100, not %d", p.DeadLetterMaxAttempts)
-	}
-	for _, n := range []struct {
-		key string
-		v   int
-	}{{"max_outstanding_messages", p.MaxOutstandingMessages}, {"max_outstanding_bytes", p.MaxOutstandingBytes}, {"num_goroutines", p.NumGoroutines}} {
-		if n.v < 0 {
-			l.Add(path+"."+n.key, "must not be negative")
-		}
-	}
-	if p.AckDeadlineSeconds != 0 && (p.AckDeadlineSeconds < 10 || p.AckDeadlineSeconds > 600) {
-		l.Add(path+".ack_deadline_seconds", "must be between 10 and 600, not %d", p.AckDeadlineSeconds)
 	}
 }
 

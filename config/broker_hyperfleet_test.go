@@ -91,13 +91,13 @@ func TestHyperFleetBrokerKeysValidated(t *testing.T) {
 	}{
 		{"exchange type", "rabbitmq: {url: 'amqp://h/', exchange_type: fan}", `broker.rabbitmq.exchange_type: must be one of`},
 		{"negative prefetch", "rabbitmq: {url: 'amqp://h/', prefetch_count: -1}", `broker.rabbitmq.prefetch_count: must not be negative`},
-		{"retention too short", "googlepubsub: {project_id: p, message_retention_duration: 5m}", `broker.googlepubsub.message_retention_duration: must be between 10m and 31d`},
-		{"ttl under a day", "googlepubsub: {project_id: p, expiration_ttl: 12h}", `broker.googlepubsub.expiration_ttl: must be 0 (never expire) or at least 1d`},
+		{"retention too short", "googlepubsub: {project_id: p, message_retention_duration: 5m}", `broker.googlepubsub.message_retention_duration: must be at least 10m (0 means Pub/Sub's default), not 5m`},
+		{"ttl under a day", "googlepubsub: {project_id: p, expiration_ttl: 12h}", `broker.googlepubsub.expiration_ttl: must be at least 1d (0 means never expire), not 12h`},
 		{"ttl under retention", "googlepubsub: {project_id: p, expiration_ttl: 1d, message_retention_duration: 2d}", `broker.googlepubsub.expiration_ttl: must be at least message_retention_duration`},
-		{"retry max", "googlepubsub: {project_id: p, retry_max_backoff: 601s}", `broker.googlepubsub.retry_max_backoff: must be at most 600s`},
+		{"retry max", "googlepubsub: {project_id: p, retry_max_backoff: 601s}", `broker.googlepubsub.retry_max_backoff: must be at most 10m (Pub/Sub's limit), not 10m1s`},
 		{"retry swapped", "googlepubsub: {project_id: p, retry_min_backoff: 20s, retry_max_backoff: 10s}", `broker.googlepubsub.retry_min_backoff: must not exceed retry_max_backoff`},
-		{"topic retention", "googlepubsub: {project_id: p, topic_retention_duration: 32d}", `broker.googlepubsub.topic_retention_duration: must be 0 (off) or between 10m and 31d`},
-		{"dead-letter attempts", "googlepubsub: {project_id: p, dead_letter_max_attempts: 101}", `broker.googlepubsub.dead_letter_max_attempts: must be between 5 and 100`},
+		{"topic retention", "googlepubsub: {project_id: p, topic_retention_duration: 32d}", `broker.googlepubsub.topic_retention_duration: must be at most 31d (Pub/Sub's limit), not 32d`},
+		{"dead-letter attempts", "googlepubsub: {project_id: p, dead_letter_max_attempts: 101}", `broker.googlepubsub.dead_letter_max_attempts: must be at most 100 (Pub/Sub's limit), not 101`},
 		{"negative bytes", "googlepubsub: {project_id: p, max_outstanding_bytes: -1}", `broker.googlepubsub.max_outstanding_bytes: must not be negative`},
 		{"bad days", "googlepubsub: {project_id: p, expiration_ttl: xd}", `broker.googlepubsub.expiration_ttl: must be a duration`},
 	}

@@ -23,8 +23,8 @@ func TestImpossibleCombinations(t *testing.T) {
 			`missing-tls-files.yaml:14: clients.maestro.auth.tls_config.http_ca_file: cannot read "testdata/adapter/certs/nosuch-http-ca.pem": no such file or directory`,
 		}},
 		{"adapter", "adapter/retry-attempts.yaml", []string{
-			`retry-attempts.yaml:3: clients.hyperfleet_api.retry_attempts: must be at most 20 (config.MaxRetryAttempts), not 999999999`,
-			`retry-attempts.yaml:9: clients.maestro.retry_attempts: must be at most 20 (config.MaxRetryAttempts), not 999999999`,
+			`retry-attempts.yaml:3: clients.hyperfleet_api.retry_attempts: must be at most 20 (config.MaxRetryAttempts: the broker redelivers anyway), not 999999999`,
+			`retry-attempts.yaml:9: clients.maestro.retry_attempts: must be at most 20 (config.MaxRetryAttempts: the broker redelivers anyway), not 999999999`,
 		}},
 		{"task", "broken/retry-attempts.yaml", []string{
 			`retry-attempts.yaml:4: params[0].source.api_call.retry_attempts: must be at most 20 (config.MaxRetryAttempts), not 999999999`,
@@ -39,7 +39,7 @@ func TestImpossibleCombinations(t *testing.T) {
 			`pubsub-endpoint.yaml:6: broker.googlepubsub.endpoint: must be host:port, not "pubsub-emulator"`,
 		}},
 		{"broker", "broker/backoff-too-long.yaml", []string{
-			`backoff-too-long.yaml:5: broker.delivery.max_backoff: must be at most 10m0s (config.MaxBackoff), not 100000h0m0s`,
+			`backoff-too-long.yaml:5: broker.delivery.max_backoff: must be at most 10m (config.MaxBackoff), not 100000h`,
 		}},
 	}
 	for _, tt := range tests {

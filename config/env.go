@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding"
+	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -119,11 +120,14 @@ func RegisterAdapterFlags(fs *pflag.FlagSet) {
 
 // applyOverrides sets every leaf of cfg for which an environment variable
 // (or a changed flag in fs) has a value. Viper supplies the precedence:
-// flag over env.
-func applyOverrides(l *configfile.ErrorList, cfg any, envNames func(string) []string, fs *pflag.FlagSet) {
+// flag over env. It returns what set each overridden leaf ("env
+// SUBSCRIBER_PARALLELISM", "flag --maestro-timeout"), so a later error
+// about that leaf names it.
+func applyOverrides(l *configfile.ErrorList, cfg any, envNames func(string) []string, fs *pflag.FlagSet) map[string]string {
 	v := viper.New()
 	root := reflect.ValueOf(cfg).Elem()
 	paths := leafPaths(root.Type(), "")
+	flags := map[string]string{}
 	for _, p := range paths {
 		_ = v.BindEnv(append([]string{p}, envNames(p)...)...)
 		if fs == nil {
@@ -132,17 +136,35 @@ func applyOverrides(l *configfile.ErrorList, cfg any, envNames func(string) []st
 		for _, name := range flagNames(p) {
 			if f := fs.Lookup(name); f != nil && f.Changed {
 				_ = v.BindPFlag(p, f)
+				flags[p] = "flag --" + name
 			}
 		}
 	}
+	sources := map[string]string{}
 	for _, p := range paths {
 		if !v.IsSet(p) {
 			continue
 		}
+		sources[p] = overrideSource(p, envNames, flags)
 		if err := setLeaf(root, p, v.GetString(p)); err != nil {
 			l.Add(p, "override from %s: %v", strings.Join(envNames(p), " or "), err)
 		}
 	}
+	return sources
+}
+
+// overrideSource names the flag or, failing that, the first set
+// environment variable that overrides the leaf at path.
+func overrideSource(path string, envNames func(string) []string, flags map[string]string) string {
+	if f, ok := flags[path]; ok {
+		return f
+	}
+	for _, name := range envNames(path) {
+		if _, ok := os.LookupEnv(name); ok {
+			return "env " + name
+		}
+	}
+	return "env " + envNames(path)[0]
 }
 
 // setLeaf parses s into the leaf at path. A list of strings is written

@@ -114,7 +114,8 @@ func LoadAdapterConfig(path string, fs *pflag.FlagSet) (*AdapterConfig, error) {
 	if cfg.Info.Name == "" {
 		cfg.Info.Name = meta.Name
 	}
-	applyOverrides(l, &cfg, adapterEnvNames, fs)
+	sources := applyOverrides(l, &cfg, adapterEnvNames, fs)
+	checkBounds(l, &cfg, AdapterBounds, sources)
 	cfg.validate(l)
 	cfg.Warnings = l.Warns.Sorted()
 	return &cfg, l.Result()
@@ -133,7 +134,8 @@ func LoadBrokerConfig(path string) (*BrokerConfig, error) {
 	d := &configfile.Decoder{Errs: l}
 	d.Decode(root, configfile.ReflectValue(&cfg), "")
 	cfg.applyNested(l)
-	applyOverrides(l, &cfg, brokerEnvNames, nil)
+	sources := applyOverrides(l, &cfg, brokerEnvNames, nil)
+	checkBounds(l, &cfg, BrokerBounds, sources)
 	cfg.validate(l)
 	cfg.Warnings = l.Warns.Sorted()
 	return &cfg, l.Result()

@@ -112,10 +112,10 @@ func TestBrokenAdapterConfig(t *testing.T) {
 		`bad-adapter.yaml:4: clients.hyperfleet_api.readiness_path: must be a path starting with /, without query or fragment, not "healthz?x=1"`,
 		`clients.maestro.http_server_address: is required`,
 		`clients.maestro.auth.type: set auth.type: tls, or insecure: true`,
-		`bad-adapter.yaml:8: clients.maestro.max_concurrent_reads: must not be negative (0 means the default)`,
+		`bad-adapter.yaml:8: clients.maestro.max_concurrent_reads: must not be negative (0 means 1), not -1`,
 		`bad-adapter.yaml:9: clients.maestro.view.max_age: must not be negative, got -1s`,
-		`bad-adapter.yaml:10: clients.maestro.consumer_writes_per_second: must not be negative (0 means the default)`,
-		`bad-adapter.yaml:11: clients.maestro.consumer_write_burst: must not be negative (0 means the default)`,
+		`bad-adapter.yaml:10: clients.maestro.consumer_writes_per_second: must not be negative (0 means 20), not -5`,
+		`bad-adapter.yaml:11: clients.maestro.consumer_write_burst: must not be negative (0 means 25), not -1`,
 	})
 }
 

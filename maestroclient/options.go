@@ -253,3 +253,20 @@ func (k KeepaliveOptions) grpc() grpcoptions.KeepAliveOptions {
 	}
 	return grpcoptions.KeepAliveOptions{Enable: true, Time: k.Time, Timeout: timeout}
 }
+
+// Check reports what NewPool would refuse in o (defaults applied) before
+// it connects: inconsistent options, and TLS files that cannot be read or
+// parsed. serve and validate run it before anything connects.
+func (o Options) Check() error {
+	o = o.withDefaults()
+	if err := o.validate(); err != nil {
+		return fmt.Errorf("maestroclient: invalid options: %w", err)
+	}
+	if _, err := o.GRPC.tlsConfig(); err != nil {
+		return fmt.Errorf("maestroclient: grpc: %w", err)
+	}
+	if _, err := o.HTTP.tlsConfig(); err != nil {
+		return fmt.Errorf("maestroclient: http: %w", err)
+	}
+	return nil
+}

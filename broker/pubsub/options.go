@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"google.golang.org/api/option"
 )
@@ -131,6 +134,14 @@ func (o Options) validate() error {
 	if o.Insecure && o.Endpoint == "" {
 		errs = append(errs, errors.New("insecure requires an endpoint (an emulator); Google's endpoint is always reached over TLS"))
 	}
+	for _, f := range []struct{ what, v string }{{"topic id", o.Topic}, {"subscription id", o.SubscriptionName()}, {"dead-letter topic id", o.DeadLetterTopic}} {
+		if len(f.v) > MaxIDBytes {
+			errs = append(errs, fmt.Errorf("%s is %d bytes: Pub/Sub ids are at most %d", f.what, len(f.v), MaxIDBytes))
+		}
+		if err := checkID(f.what, f.v); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("pubsub options: %w", err)
 	}
@@ -150,4 +161,33 @@ func durationOr(v, def time.Duration) time.Duration {
 		return def
 	}
 	return v
+}
+
+// Check reports what New would refuse in o (defaults applied), without
+// connecting: serve and validate run it before anything connects.
+func (o Options) Check() error { return o.withDefaults().validate() }
+
+// MaxIDBytes is Pub/Sub's limit on a topic or subscription id (255
+// characters, which its character set makes bytes).
+const MaxIDBytes = 255
+
+// checkID refuses an id Pub/Sub refuses whatever its length: one that does
+// not start with a letter, holds a character other than letters, digits
+// and - _ . ~ + %, or starts with "goog". An empty id is left to the
+// required checks. Pub/Sub's minimum of 3 characters is not checked here:
+// the emulator takes shorter ids.
+func checkID(what, id string) error {
+	if id == "" {
+		return nil
+	}
+	if strings.HasPrefix(strings.ToLower(id), "goog") {
+		return fmt.Errorf("%s %q must not start with \"goog\" (Pub/Sub reserves it)", what, id)
+	}
+	for i, r := range id {
+		letter := r < utf8.RuneSelf && unicode.IsLetter(r)
+		if (i == 0 && !letter) || (!letter && !unicode.IsDigit(r) && !strings.ContainsRune("-_.~+%", r)) || r >= utf8.RuneSelf {
+			return fmt.Errorf("%s %q must start with a letter and hold only letters, digits and - _ . ~ + %% (Pub/Sub's rule)", what, id)
+		}
+	}
+	return nil
 }

@@ -119,6 +119,10 @@ func (o Options) validate() error {
 	if o.SubscriptionID == "" {
 		errs = append(errs, errors.New("subscription id is required"))
 	}
+	errs = append(errs, o.validateNames()...)
+	if o.Prefetch > MaxPrefetch {
+		errs = append(errs, fmt.Errorf("prefetch %d is above AMQP's %d (its prefetch count is 16 bits)", o.Prefetch, MaxPrefetch))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("rabbitmq options: %w", err)
 	}
@@ -158,4 +162,33 @@ func durationOr(v, def time.Duration) time.Duration {
 		return def
 	}
 	return v
+}
+
+// Check reports what Consume would refuse in o (defaults applied), without
+// connecting: serve and validate run it before anything connects.
+func (o Options) Check() error { return o.withDefaults().validate() }
+
+// AMQP 0-9-1's limits: names are short strings (at most 255 bytes, not
+// characters) and the prefetch count is 16 bits. RabbitMQ closes the
+// channel on a longer name, and a larger prefetch would wrap around.
+const (
+	MaxNameBytes = 255
+	MaxPrefetch  = 65535
+)
+
+// validateNames refuses a name RabbitMQ would refuse: the queue with its
+// longest suffix (the dead-letter queue's; a retry queue's ".retry.600s" is
+// shorter), the exchange, the consumer tag and the routing key.
+func (o Options) validateNames() []error {
+	var errs []error
+	if n := len(o.DeadLetterQueueName()); n > MaxNameBytes {
+		errs = append(errs, fmt.Errorf("dead-letter queue name %q is %d bytes: AMQP names are at most %d bytes, so the queue name %q must be at most %d",
+			o.DeadLetterQueueName(), n, MaxNameBytes, o.QueueName(), MaxNameBytes-(n-len(o.QueueName()))))
+	}
+	for _, f := range []struct{ what, v string }{{"exchange name", o.Exchange}, {"consumer tag", o.ConsumerTag}, {"routing key", o.RoutingKey}} {
+		if len(f.v) > MaxNameBytes {
+			errs = append(errs, fmt.Errorf("%s is %d bytes: AMQP names are at most %d bytes", f.what, len(f.v), MaxNameBytes))
+		}
+	}
+	return errs
 }

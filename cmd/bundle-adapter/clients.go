@@ -18,23 +18,22 @@ import (
 // newMaestro opens a pool of Maestro clients (maestroclient.DefaultClients
 // source connections, so creates are not capped by one connection's
 // publish limiter; the writes of one bundle always go through the same
-// one) configured by maestroOptions.
+// one) with opts (maestroOptions, checked by planServe).
 //
 // With maestro.view.enabled the pool feeds the returned view with its
 // status stream, and the returned Maestro feeds it with its reads (see
 // maestroclient/view); the view is nil otherwise and Maestro is the pool.
-func newMaestro(ctx context.Context, c config.MaestroConfig, log *slog.Logger) (*maestroclient.Pool, adapter.Maestro, adapter.BundleView, error) {
-	opts := maestroOptions(c, log)
+func newMaestro(ctx context.Context, opts maestroclient.Options, vc config.MaestroView, log *slog.Logger) (*maestroclient.Pool, adapter.Maestro, adapter.BundleView, error) {
 	var v *view.View
-	if c.View.Enabled {
-		v = view.New(view.Options{MaxAge: c.View.MaxAge.D()})
+	if vc.Enabled {
+		v = view.New(view.Options{MaxAge: vc.MaxAge.D()})
 		opts.Status = v
 	}
 	pool, err := maestroclient.NewPool(ctx, opts)
 	if err != nil || v == nil {
 		return pool, pool, nil, err
 	}
-	log.Info("bundle view enabled: unchanged events skip their Maestro read", "max_age", c.View.MaxAge.D().String())
+	log.Info("bundle view enabled: unchanged events skip their Maestro read", "max_age", vc.MaxAge.D().String())
 	return pool, view.Maestro(pool, v), v, nil
 }
 

@@ -13,27 +13,26 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/config"
 )
 
-// newConsumer builds the consumer the broker config selects, subscribed as
-// "<topic>-<subscription_id>" from the adapter config unless the broker
-// config names the queue or subscription. With log_config it first logs the
-// broker config, secrets redacted. The returned close func releases its
-// resources.
-func newConsumer(ctx context.Context, cfg *config.Config, log *slog.Logger) (broker.Consumer, func(), error) {
-	b := cfg.Broker.Settings
+// newConsumer builds the consumer of plan (planServe checked its options):
+// subscribed as "<topic>-<subscription_id>" from the adapter config unless
+// the broker config names the queue or subscription. With log_config it
+// first logs the broker config, secrets redacted. The returned close func
+// releases its resources.
+func newConsumer(ctx context.Context, cfg *config.Config, plan *startPlan, log *slog.Logger) (broker.Consumer, func(), error) {
 	if cfg.Broker.LogConfig {
 		log.Info("broker config", "config", cfg.Broker.RedactedYAML())
 	}
-	switch b.Type {
-	case "rabbitmq":
-		return rabbitmq.New(rabbitmqOptions(cfg, log)), func() {}, nil
-	case "googlepubsub":
-		c, err := pubsub.New(ctx, pubsubOptions(cfg, log))
+	switch {
+	case plan.rabbitmq != nil:
+		return rabbitmq.New(*plan.rabbitmq), func() {}, nil
+	case plan.pubsub != nil:
+		c, err := pubsub.New(ctx, *plan.pubsub)
 		if err != nil {
 			return nil, nil, fmt.Errorf("pubsub: %w", err)
 		}
 		return c, func() { _ = c.Close() }, nil
 	}
-	return nil, nil, fmt.Errorf("broker type %q is not supported", b.Type)
+	return nil, nil, fmt.Errorf("broker type %q is not supported", cfg.Broker.Settings.Type)
 }
 
 // rabbitmqOptions maps the broker and adapter configs onto the RabbitMQ

@@ -74,7 +74,12 @@ func TestLogConfigLogsRedactedBrokerConfig(t *testing.T) {
 		cfg := loadWithBroker(t, "broker-rabbitmq-full.yaml")
 		cfg.Broker.LogConfig = on
 		var logs bytes.Buffer
-		_, closeFn, err := newConsumer(context.Background(), cfg, slog.New(slog.NewTextHandler(&logs, nil)))
+		log := slog.New(slog.NewTextHandler(&logs, nil))
+		plan := &startPlan{}
+		if err := plan.planConsumer(cfg, log); err != nil {
+			t.Fatal(err)
+		}
+		_, closeFn, err := newConsumer(context.Background(), cfg, plan, log)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,22 +9,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/health"
 	"github.com/bundle-adapter/bundle-adapter/kubeclient"
-	"github.com/bundle-adapter/bundle-adapter/task"
 )
-
-// transportsUsed reports which transports the task config's resources use.
-// Maestro is also needed by a task without resources (the adapter requires
-// a Maestro client then, as it always has).
-func transportsUsed(task *task.TaskConfig) (maestro, kube bool) {
-	for i := range task.Resources {
-		if task.Resources[i].IsKubernetes() {
-			kube = true
-		} else {
-			maestro = true
-		}
-	}
-	return maestro || !kube, kube
-}
 
 // kubeOptions maps the adapter config's clients.kubernetes onto the client
 // options. Absent (nil) means HyperFleet adapter's default: the pod's

@@ -19,27 +19,39 @@ import (
 
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
+	"github.com/bundle-adapter/bundle-adapter/internal/secret"
 	"github.com/bundle-adapter/bundle-adapter/kubeclient"
 	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
+// serve builds the transport clients config.Transports names: those the
+// resources use and, for a task without resources, the configured ones
+// (finding 17 of issue 28: a kube-only adapter config with such a task
+// passed validate, and serve built a Maestro client from nothing).
 func TestTransportsUsed(t *testing.T) {
 	res := func(client string) task.Resource {
 		return task.Resource{Transport: task.Transport{Client: client}}
 	}
+	maestro := config.MaestroConfig{GRPCServerAddress: secret.NewURL("m:8090"), HTTPServerAddress: secret.NewURL("http://m:8000"), SourceID: "s"}
+	kube := &config.KubernetesClient{}
 	cases := []struct {
 		name          string
 		resources     []task.Resource
+		clients       config.Clients
 		maestro, kube bool
 	}{
-		{"no resources: Maestro as always", nil, true, false},
-		{"maestro only", []task.Resource{res("maestro")}, true, false},
-		{"kubernetes only: no Maestro client", []task.Resource{res("kubernetes"), res("kubernetes")}, false, true},
-		{"both", []task.Resource{res("maestro"), res("kubernetes")}, true, true},
+		{"no resources: Maestro as always", nil, config.Clients{Maestro: maestro}, true, false},
+		{"no resources, kube-only adapter config: no Maestro built from nothing", nil, config.Clients{Kubernetes: kube}, false, true},
+		{"no resources, both configured", nil, config.Clients{Maestro: maestro, Kubernetes: kube}, true, true},
+		{"maestro only", []task.Resource{res("maestro")}, config.Clients{Maestro: maestro}, true, false},
+		{"kubernetes only: no Maestro client", []task.Resource{res("kubernetes"), res("kubernetes")}, config.Clients{Maestro: maestro, Kubernetes: kube}, false, true},
+		{"both", []task.Resource{res("maestro"), res("kubernetes")}, config.Clients{Maestro: maestro}, true, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m, k := transportsUsed(&task.TaskConfig{TaskSpec: task.TaskSpec{Resources: c.resources}})
+			cfg := &config.Config{Adapter: &config.AdapterConfig{Clients: c.clients},
+				Task: &task.TaskConfig{TaskSpec: task.TaskSpec{Resources: c.resources}}}
+			m, k := cfg.Transports()
 			if m != c.maestro || k != c.kube {
 				t.Errorf("maestro %v kube %v, want %v %v", m, k, c.maestro, c.kube)
 			}

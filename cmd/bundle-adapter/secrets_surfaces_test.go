@@ -55,7 +55,11 @@ func printedForms(t *testing.T, cfg *config.Config) map[string]string {
 		cfg.Adapter.DebugConfig = true
 		logConfig(cfg, log)
 		cfg.Broker.LogConfig = true
-		if _, closeFn, err := newConsumer(context.Background(), cfg, log); err != nil {
+		plan := &startPlan{}
+		if err := plan.planConsumer(cfg, log); err != nil {
+			t.Fatal(err)
+		}
+		if _, closeFn, err := newConsumer(context.Background(), cfg, plan, log); err != nil {
 			t.Fatal(err)
 		} else {
 			closeFn()

@@ -89,8 +89,24 @@ func (f *serveFlags) run(cmd *cobra.Command) error {
 // serves no separate metrics port.
 type listeners struct{ health, metrics string }
 
-// serve runs until ctx is done, then shuts down gracefully.
+// serve checks cfg as validate does (planServe), then runs until ctx is
+// done and shuts down gracefully. A config planServe refuses is exit code
+// 2, as validate's.
 func serve(ctx context.Context, cfg *config.Config, listen listeners, log *slog.Logger) error {
+	plan, err := planServe(cfg, log)
+	if err != nil {
+		return &exitError{code: exitInvalidConfig, err: err}
+	}
+	return servePlanned(ctx, cfg, plan, listen, log)
+}
+
+// servePlanned is where serve starts to connect: tests that compare
+// validate and serve stop it there.
+var servePlanned = runPlan
+
+// runPlan builds the clients of plan, connects, and consumes until ctx
+// is done.
+func runPlan(ctx context.Context, cfg *config.Config, plan *startPlan, listen listeners, log *slog.Logger) error {
 	tp, err := setupTracing(context.WithoutCancel(ctx), cfg, log)
 	if err != nil {
 		return err
@@ -104,22 +120,21 @@ func serve(ctx context.Context, cfg *config.Config, listen listeners, log *slog.
 	m.HyperFleet(metrics.BuildInfo{Component: cfg.Adapter.Info.Name, Version: version, Commit: commit})
 	opts := adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info,
 		API: m.API(newAPI(cfg.Adapter.Clients.HyperfleetAPI, tp)), Logger: log, Config: cfg.Adapter.Values(), Tracer: tp.Tracer()}
-	useMaestro, useKube := transportsUsed(cfg.Task)
 	var mc *maestroclient.Pool
-	if useMaestro {
+	if plan.maestro != nil {
 		var fed adapter.Maestro
 		var err error
-		if mc, fed, opts.View, err = newMaestro(context.WithoutCancel(ctx), cfg.Adapter.Clients.Maestro, log); err != nil {
+		if mc, fed, opts.View, err = newMaestro(context.WithoutCancel(ctx), *plan.maestro, cfg.Adapter.Clients.Maestro.View, log); err != nil {
 			return fmt.Errorf("maestro client: %w", err)
 		}
 		defer mc.Close()
 		opts.Maestro = tracing.Maestro(m.Maestro(fed), tp.Tracer())
 	}
 	var kc *kubeclient.Client
-	if useKube {
+	if plan.kube != nil {
 		routeClientGoLogs(log)
 		var err error
-		if kc, err = kubeclient.New(kubeOptions(cfg.Adapter.Clients.Kubernetes, log)); err != nil {
+		if kc, err = plan.kubeClientOrNew(); err != nil {
 			return fmt.Errorf("kubernetes client (clients.kubernetes): %w", err)
 		}
 		opts.Kube = m.Kube(kc)
@@ -138,7 +153,7 @@ func serve(ctx context.Context, cfg *config.Config, listen listeners, log *slog.
 	if err != nil {
 		return err
 	}
-	consumer, closeConsumer, err := newConsumer(context.WithoutCancel(ctx), cfg, log)
+	consumer, closeConsumer, err := newConsumer(context.WithoutCancel(ctx), cfg, plan, log)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 
 	"github.com/spf13/cobra"
 )
@@ -11,11 +12,20 @@ func newValidateCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "validate",
 		Short: "Check the config files; exit 0 when valid, 2 with every error on stderr",
-		Args:  cobra.NoArgs,
+		Long: `validate loads the files as serve does (environment variables and flags
+included) and runs serve's start-up checks short of connecting (planServe):
+the transport clients' options and TLS files, a kubeconfig file, the
+environment the task config reads, and with --broker-config the consumer's
+queue, exchange or subscription names. A config validate passes is one
+serve starts; only what it connects to can still stop it.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := f.load(cmd)
 			if err != nil {
 				return err
+			}
+			if _, err := planServe(cfg, slog.New(slog.DiscardHandler)); err != nil {
+				return &exitError{code: exitInvalidConfig, err: err}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "valid: %s (%d params, %d preconditions, %d bundles)\n",
 				cfg.Adapter.Info.Name, len(cfg.Task.Params), len(cfg.Task.Preconditions), len(cfg.Task.Resources))

@@ -3,7 +3,10 @@ package configfile
 import "time"
 
 // Bounds of retry settings. A config past them is refused at load, so no
-// retry loop waits for hours or computes a delay that overflows.
+// retry loop waits for hours or computes a delay that overflows. The
+// adapter and broker configs' bounds table (config.AdapterBounds,
+// config.BrokerBounds) refers to them; a task config's api_call checks
+// CheckRetryAttempts.
 const (
 	// MaxRetryAttempts bounds every retry_attempts (HyperFleet API client,
 	// Maestro client, a task config's api_call): an event is redelivered by
@@ -19,16 +22,5 @@ const (
 func CheckRetryAttempts(l *ErrorList, path string, n int) {
 	if n > MaxRetryAttempts {
 		l.Add(path, "must be at most %d (config.MaxRetryAttempts), not %d", MaxRetryAttempts, n)
-	}
-}
-
-// checkBackoffs refuses a min above max and a max above MaxBackoff; the
-// delivery backoff is never silently swapped or clamped.
-func CheckBackoffs(l *ErrorList, path string, lo, hi Duration) {
-	if hi > Duration(MaxBackoff) {
-		l.Add(path+".max_backoff", "must be at most %s (config.MaxBackoff), not %s", MaxBackoff, hi)
-	}
-	if lo > hi {
-		l.Add(path+".min_backoff", "%s is above max_backoff %s", lo, hi)
 	}
 }
