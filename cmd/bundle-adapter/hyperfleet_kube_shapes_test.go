@@ -27,7 +27,9 @@ type kubeStep struct {
 //     status as discovered);
 //   - kubernetes: test/testdata/dryrun/kubernetes (a precondition, an
 //     optional param naming a variable that does not exist, discovery
-//     objects without our fingerprint: updated in place);
+//     objects without our fingerprint: the Namespace, whose content differs
+//     from the rendered one, updated in place; the ConfigMap, whose content
+//     is the rendered one, adopted without a write);
 //   - kubernetes-delete: test/testdata/dryrun/kubernetes-delete (ordered
 //     deletion: the ConfigMap, then the Namespace in the same event once
 //     the ConfigMap answers 404).
@@ -51,7 +53,7 @@ func TestHyperFleetKubernetesShapesValidateAndChain(t *testing.T) {
 			{"event.json", "api-responses.json", "", "space:unchanged/done greeterJob:unchanged/done", []string{"Available=True"}},
 		}},
 		{"kubernetes", "adapter-config.yaml", []string{"params[5].source.expression: CEL: 1:1: undeclared reference to 'no_such_variable'"}, []kubeStep{
-			{"event.json", "api-responses.json", "discovery.json", "ns0:update/done cm0:update/done",
+			{"event.json", "api-responses.json", "discovery.json", "ns0:update/done cm0:unchanged/done",
 				[]string{"Applied=True", "Available=True"}},
 			{"event.json", "api-responses.json", "", "ns0:unchanged/done cm0:unchanged/done", []string{"Applied=True"}},
 		}},
