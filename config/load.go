@@ -114,6 +114,9 @@ func LoadAdapterConfig(path string, fs *pflag.FlagSet) (*AdapterConfig, error) {
 	if cfg.Info.Name == "" {
 		cfg.Info.Name = meta.Name
 	}
+	if enveloped(root) {
+		cfg.Info.Metadata = &meta
+	}
 	applyOverrides(l, &cfg, adapterEnvNames, fs)
 	cfg.validate(l)
 	cfg.Warnings = l.Warns.Sorted()
