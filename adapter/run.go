@@ -42,6 +42,8 @@ type eventRun struct {
 	result *Result
 	// gone: the API answered 404 for the event's resource (resourceGone).
 	gone bool
+	// payload is the name of the payload being built (see nullLeaf).
+	payload string
 }
 
 func newRun(p *Pipeline, ev Event) *eventRun {

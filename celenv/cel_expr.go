@@ -1,6 +1,9 @@
 package celenv
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 	"github.com/google/cel-go/cel"
 	"gopkg.in/yaml.v3"
@@ -21,6 +24,18 @@ type Expr struct {
 	// and with Eval, whatever the context. The zero value, false, claims
 	// nothing: the program is evaluated under its context.
 	Uninterruptible bool
+	// Unguarded lists, sorted, the fields "x.f" of variables x the
+	// expression reads without optional selection (x.f, x["f"]; "x.*" for
+	// a computed key) and never tests (has(x.f), x.?f): such a read fails
+	// while the field is absent.
+	Unguarded []string
+}
+
+// ReadsUnguarded reports whether the expression reads a field of the
+// variable name without optional selection and without testing it
+// anywhere (see Unguarded).
+func (e *Expr) ReadsUnguarded(name string) bool {
+	return e != nil && slices.ContainsFunc(e.Unguarded, func(p string) bool { return strings.HasPrefix(p, name+".") })
 }
 
 func (e *Expr) DecodeNode(d *configfile.Decoder, n *yaml.Node, path string) {
