@@ -3,17 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"math"
 	"os"
-	"sort"
 	"time"
 
 	"github.com/spf13/cobra"
-	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
 	"github.com/bundle-adapter/bundle-adapter/broker"
@@ -92,7 +89,7 @@ func (f *dryRunFlags) run(cmd *cobra.Command) error {
 		return err
 	}
 	res := p.Run(context.Background(), ev)
-	if err := f.saveState(store); err != nil {
+	if err := f.saveState(store.Store); err != nil {
 		return err
 	}
 	if err := f.saveKubeState(kube); err != nil {
@@ -151,9 +148,12 @@ func readEvent(path string) (adapter.Event, error) {
 	return ev, nil
 }
 
-func (f *dryRunFlags) fakes(cfg *config.Config, clock func() time.Time) (*memmaestro.Store, *apistub.Stub, error) {
+// fakes are the in-memory Maestro (from --maestro-state or --discovery)
+// and the canned API. The store's works without a consumer (a discovery
+// file's) are adopted through the returned store's Get and GetBundles.
+func (f *dryRunFlags) fakes(cfg *config.Config, clock func() time.Time) (*discoveredStore, *apistub.Stub, error) {
 	opts := memmaestro.Options{Clock: clock, SourceID: cfg.Adapter.Clients.Maestro.SourceID}
-	store := memmaestro.New(opts)
+	store := &discoveredStore{Store: memmaestro.New(opts)}
 	if f.state != "" && f.discovery != "" {
 		return nil, nil, fmt.Errorf("--maestro-state and --discovery both name the bundles that exist: give one")
 	}
@@ -174,7 +174,7 @@ func (f *dryRunFlags) fakes(cfg *config.Config, clock func() time.Time) (*memmae
 		if err != nil {
 			return nil, nil, err
 		}
-		if store, err = memmaestro.LoadStateWith(r, opts); err != nil {
+		if store.Store, err = memmaestro.LoadStateWith(r, opts); err != nil {
 			return nil, nil, fmt.Errorf("--maestro-state %s: %w", f.state, err)
 		}
 	}
@@ -215,33 +215,4 @@ func (f *dryRunFlags) saveState(store *memmaestro.Store) error {
 		return fmt.Errorf("--maestro-state-out: %w", err)
 	}
 	return out.Close()
-}
-
-// loadDiscovery reads HyperFleet adapter's discovery file, a JSON object of
-// ManifestWorks by name, as a Maestro state holding those works.
-func loadDiscovery(r io.Reader, opts memmaestro.Options) (*memmaestro.Store, error) {
-	var byName map[string]json.RawMessage
-	if err := json.NewDecoder(r).Decode(&byName); err != nil {
-		return nil, fmt.Errorf("not a JSON object of ManifestWorks by name: %w", err)
-	}
-	names := make([]string, 0, len(byName))
-	for n := range byName {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	works := make([]*workv1.ManifestWork, len(names))
-	for i, n := range names {
-		// Fields a ManifestWork does not have (the anchor's examples carry
-		// spec.deleteOption.gracePeriodSeconds) are dropped, as Maestro drops
-		// them; the state format itself stays strict.
-		works[i] = &workv1.ManifestWork{}
-		if err := json.Unmarshal(byName[n], works[i]); err != nil {
-			return nil, fmt.Errorf("%q: not a ManifestWork: %w", n, err)
-		}
-	}
-	state, err := json.Marshal(map[string]any{"works": works})
-	if err != nil {
-		return nil, err
-	}
-	return memmaestro.LoadStateWith(bytes.NewReader(state), opts)
 }
