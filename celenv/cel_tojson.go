@@ -2,6 +2,7 @@ package celenv
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/bundle-adapter/bundle-adapter/tmpl"
 	"github.com/google/cel-go/checker"
@@ -73,7 +74,10 @@ func (w *celBounder) add(v ref.Val) {
 	}
 	switch x := v.(type) {
 	case types.String:
-		w.n += tmpl.JSONStringBound(string(x))
+		// encoding/json writes <, > and & as six bytes (\u003c), where
+		// JSONStringBound counts one.
+		w.n += tmpl.JSONStringBound(string(x)) + 5*strings.Count(string(x), "<") +
+			5*strings.Count(string(x), ">") + 5*strings.Count(string(x), "&")
 	case types.Bytes:
 		w.n += 4*len(x)/3 + 4
 	case traits.Mapper:

@@ -3,6 +3,8 @@ package celenv
 import (
 	"strings"
 	"testing"
+
+	"github.com/google/cel-go/common/types"
 )
 
 // toJson writes what hyperfleet-adapter's toJson writes (encoding/json of
@@ -73,5 +75,22 @@ func TestCELToJSONExactBytes(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// celJSONBound stays an upper bound of toJson's output now that <, > and
+// & are written as six bytes each (\u003c): the size check before encoding
+// refuses what would pass the limit.
+func TestCELJSONBoundCountsHTMLEscapes(t *testing.T) {
+	for _, s := range []string{"<<<<<<<<<<", "a&b>c", "\u2028x\"\\\x01", strings.Repeat("<>&", 100)} {
+		v := types.String(s)
+		out := celToJSON(v)
+		got, ok := out.(types.String)
+		if !ok {
+			t.Fatalf("%q: %v", s, out)
+		}
+		if bound := celJSONBound(v, 1<<20); bound < len(got) {
+			t.Errorf("%q: bound %d below the encoded %d bytes %s", s, bound, len(got), got)
+		}
 	}
 }
