@@ -1,7 +1,6 @@
 package celenv
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
@@ -31,11 +30,19 @@ type Expr struct {
 	Unguarded []string
 }
 
-// ReadsUnguarded reports whether the expression reads a field of the
-// variable name without optional selection and without testing it
-// anywhere (see Unguarded).
-func (e *Expr) ReadsUnguarded(name string) bool {
-	return e != nil && slices.ContainsFunc(e.Unguarded, func(p string) bool { return strings.HasPrefix(p, name+".") })
+// UnguardedOf lists the unguarded reads (see Unguarded) of fields of the
+// variable name, as "name.f".
+func (e *Expr) UnguardedOf(name string) []string {
+	if e == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range e.Unguarded {
+		if strings.HasPrefix(p, name+".") {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func (e *Expr) DecodeNode(d *configfile.Decoder, n *yaml.Node, path string) {

@@ -5,6 +5,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 	"github.com/bundle-adapter/bundle-adapter/tmpl"
 	"sort"
+	"strings"
 )
 
 // BuildNode is one node of a compiled payload build. Exactly one of its
@@ -53,8 +54,8 @@ func compileBuild(l *configfile.ErrorList, env *celenv.Env, path string, raw any
 			if hasDefault && d == nil {
 				l.Add(configfile.JoinPath(path, "default"), "must be a value, not null (without a default a failing leaf is null)")
 			}
-			if !hasDefault && e.ReadsUnguarded("resources") {
-				l.Warn(path, "reads resources.<name> without ? or has() and has no default: while the resource is absent (before it is created, or when a precondition is not met) the leaf fails and is sent as null, as in hyperfleet-adapter; add a default or read resources.?<name>")
+			if reads := e.UnguardedOf("resources"); !hasDefault && len(reads) > 0 {
+				l.Warn(path, "reads %s without ? or has() and has no default: while the resource is absent (before it is created, or when a precondition is not met) the leaf fails and is sent as null, as in hyperfleet-adapter; add a default or read resources.?<name>", strings.Join(reads, ", "))
 			}
 			return BuildNode{Expr: e, Default: d, HasDefault: hasDefault}
 		}

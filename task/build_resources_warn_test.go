@@ -42,7 +42,7 @@ func TestPayloadLeafReadingResourcesWithoutDefaultWarns(t *testing.T) {
 			t.Fatalf("%v: %v", tt.leaf, l.Errs)
 		}
 		warned := len(l.Warns) == 1 && strings.Contains(l.Warns[0].Error(), "post.payloads[0].build.x") &&
-			strings.Contains(l.Warns[0].Error(), "resources") && strings.Contains(l.Warns[0].Error(), "null")
+			strings.Contains(l.Warns[0].Error(), "reads resources.bundle ") && strings.Contains(l.Warns[0].Error(), "null")
 		if warned != tt.warn || len(l.Warns) > 1 {
 			t.Errorf("%v: warnings %v, want a warning: %v", tt.leaf, l.Warns, tt.warn)
 		}
