@@ -103,12 +103,21 @@ func (r *eventRun) observeObject(b *bundle, work *workv1.ManifestWork, obj map[s
 			return
 		}
 	}
+	setWorkTypeMeta(obj)
 	r.resources[b.res.Name] = obj
 	for _, nd := range b.res.NestedDiscoveries {
 		if m := r.nested(obj, &nd.Discovery); m != nil {
 			r.resources[nd.Name] = m
 		}
 	}
+}
+
+// setWorkTypeMeta sets apiVersion and kind of an observed bundle's object,
+// which Maestro's answers often lack, as hyperfleet-adapter's Maestro
+// client does: resources.<name>.kind is "ManifestWork" there and here.
+func setWorkTypeMeta(obj map[string]any) {
+	obj["apiVersion"] = workv1.GroupVersion.String()
+	obj["kind"] = "ManifestWork"
 }
 
 // nested finds the manifest of an observed bundle that a nested discovery

@@ -96,7 +96,7 @@ func TestPostRunsWhilePending(t *testing.T) {
 func TestPreconditionNotMetSkipsBundlesButReports(t *testing.T) {
 	h := newHarness(t, "")
 	res := h.event(map[string]any{"proceed": false})
-	if !res.Skipped || !strings.Contains(res.SkipReason, `"allowed"`) {
+	if !res.Skipped || !strings.Contains(res.SkipReason, `'allowed'`) {
 		t.Errorf("want skipped by precondition allowed, got skipped=%v %q", res.Skipped, res.SkipReason)
 	}
 	if len(h.calls()) != 0 {

@@ -22,6 +22,7 @@ func (r *eventRun) runPost(ctx context.Context) {
 		if !r.when(ctx, pl.When, "post", pl.Name) {
 			continue
 		}
+		r.payload = pl.Name
 		v, err := r.build(ctx, pl.Compiled)
 		if err != nil {
 			r.phaseError("post", pl.Name, err)
@@ -83,13 +84,32 @@ func defaultable(err error) bool {
 	return errors.As(err, &ce) && !ce.limit
 }
 
-// build evaluates a compiled payload tree into plain JSON-able values.
+// nullLeaf records a payload leaf without a default whose expression
+// failed: it is built as null, as hyperfleet-adapter builds it, logged
+// (with the event id, the payload and the leaf's path) and counted in
+// Result.NullLeaves.
+func (r *eventRun) nullLeaf(path string, err error) {
+	r.log.Warn("payload leaf without a default failed; sent as null", "payload", r.payload, "path", path, "error", err.Error())
+	if r.result.NullLeaves == nil {
+		r.result.NullLeaves = map[string]int{}
+	}
+	r.result.NullLeaves[r.payload]++
+}
+
+// build evaluates a compiled payload tree into plain JSON-able values. A
+// leaf whose expression fails with a CEL error takes its default, or
+// without one is null (nullLeaf); the cost limit, the timeout and a
+// cancelled event still fail the payload.
 func (r *eventRun) build(ctx context.Context, n task.BuildNode) (any, error) {
 	switch {
 	case n.Expr != nil:
 		v, err := r.eval(ctx, n.Expr)
 		if n.HasDefault && (v == nil || defaultable(err)) {
 			return n.Default, nil
+		}
+		if err != nil && defaultable(err) {
+			r.nullLeaf(n.Expr.Path, err)
+			return nil, nil
 		}
 		return v, err
 	case n.Template != nil:

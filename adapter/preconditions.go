@@ -27,7 +27,7 @@ func (r *eventRun) checkPreconditions(ctx context.Context) bool {
 			return false
 		}
 		if !met {
-			r.skip(fmt.Sprintf("precondition %q not met", pc.Name))
+			r.skip(fmt.Sprintf("precondition '%s' not met: %s", pc.Name, r.notMetDetails(ctx, pc)))
 			return false
 		}
 	}

@@ -65,6 +65,10 @@ type Result struct {
 	// from the view (Options.View).
 	MaestroRequests int
 	View            ViewUse
+	// NullLeaves counts, by payload name, the payload leaves without a
+	// default whose expression failed and that were built as null, as
+	// hyperfleet-adapter builds them; nil when there were none.
+	NullLeaves map[string]int
 }
 
 // Disposition classifies the result for the broker.

@@ -42,6 +42,8 @@ type eventRun struct {
 	result *Result
 	// gone: the API answered 404 for the event's resource (resourceGone).
 	gone bool
+	// payload is the name of the payload being built (see nullLeaf).
+	payload string
 }
 
 func newRun(p *Pipeline, ev Event) *eventRun {
@@ -58,7 +60,11 @@ func newRun(p *Pipeline, ev Event) *eventRun {
 		"executionStatus": ExecutionSuccess, "resourcesSkipped": false, "skipReason": "",
 		"errorReason": "", "errorMessage": "",
 	}
-	meta := map[string]any{"name": p.task.Metadata.Name, "labels": stringMap(p.task.Metadata.Labels)}
+	md := &p.task.Metadata
+	if p.info.Metadata != nil {
+		md = p.info.Metadata // v0.1.1's envelope format: the adapter config's
+	}
+	meta := map[string]any{"name": md.Name, "labels": stringMap(md.Labels)}
 	event := map[string]any{"id": ev.ID, "type": ev.Type, "source": ev.Source, "subject": ev.Subject, "data": ev.Data}
 	for k, v := range ev.Data {
 		if _, clash := event[k]; !clash || k == "id" {

@@ -91,6 +91,7 @@ func (c *Env) Compile(l *configfile.ErrorList, e *Expr) {
 		return
 	}
 	c.checkCELEnvReads(l, e, ast.NativeRep().Expr())
+	e.Unguarded = unguardedReads(ast.NativeRep().Expr())
 	c.program(l, e, ast)
 }
 

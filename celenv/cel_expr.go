@@ -1,6 +1,8 @@
 package celenv
 
 import (
+	"strings"
+
 	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 	"github.com/google/cel-go/cel"
 	"gopkg.in/yaml.v3"
@@ -21,6 +23,26 @@ type Expr struct {
 	// and with Eval, whatever the context. The zero value, false, claims
 	// nothing: the program is evaluated under its context.
 	Uninterruptible bool
+	// Unguarded lists, sorted, the fields "x.f" of variables x the
+	// expression reads without optional selection (x.f, x["f"]; "x.*" for
+	// a computed key) and never tests (has(x.f), x.?f): such a read fails
+	// while the field is absent.
+	Unguarded []string
+}
+
+// UnguardedOf lists the unguarded reads (see Unguarded) of fields of the
+// variable name, as "name.f".
+func (e *Expr) UnguardedOf(name string) []string {
+	if e == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range e.Unguarded {
+		if strings.HasPrefix(p, name+".") {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func (e *Expr) DecodeNode(d *configfile.Decoder, n *yaml.Node, path string) {

@@ -1,31 +1,36 @@
 package celenv
 
 import (
-	"reflect"
+	"encoding/json"
+	"strings"
 
 	"github.com/bundle-adapter/bundle-adapter/tmpl"
 	"github.com/google/cel-go/checker"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
-	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/types/known/structpb"
 )
 
 const celToJSONOverload = "toJson_dyn"
 
-// celToJSON encodes v as JSON. The encoded size is bounded first by walking
-// v (celJSONBound); a result past MaxTemplateFuncBytes is an error naming
-// toJson and the limit, before anything is converted or encoded.
+// celToJSON encodes v as JSON with encoding/json, as hyperfleet-adapter's
+// toJson does, so the bytes are its bytes and the same from any build:
+// compact, map keys sorted, integral doubles as integers, <, > and &
+// escaped as \u003c, \u003e and \u0026, NaN and infinities an error.
+// Values the anchor encodes as something else than the value (see
+// celJSONValue) are encoded as their Go counterparts. The encoded size is
+// bounded first by walking v (celJSONBound); a result past
+// MaxTemplateFuncBytes is an error naming toJson and the limit, before
+// anything is converted or encoded.
 func celToJSON(v ref.Val) ref.Val {
 	if n := celJSONBound(v, tmpl.MaxTemplateFuncBytes); n > tmpl.MaxTemplateFuncBytes {
 		return types.NewErr("toJson: the result would be over the function result limit of %d bytes", tmpl.MaxTemplateFuncBytes)
 	}
-	native, err := v.ConvertToNative(reflect.TypeOf(&structpb.Value{}))
+	native, err := celJSONValue(v, 0)
 	if err != nil {
 		return types.NewErr("toJson: %v", err)
 	}
-	b, err := protojson.Marshal(native.(*structpb.Value))
+	b, err := json.Marshal(native)
 	if err != nil {
 		return types.NewErr("toJson: %v", err)
 	}
@@ -69,7 +74,10 @@ func (w *celBounder) add(v ref.Val) {
 	}
 	switch x := v.(type) {
 	case types.String:
-		w.n += tmpl.JSONStringBound(string(x))
+		// encoding/json writes <, > and & as six bytes (\u003c), where
+		// JSONStringBound counts one.
+		w.n += tmpl.JSONStringBound(string(x)) + 5*strings.Count(string(x), "<") +
+			5*strings.Count(string(x), ">") + 5*strings.Count(string(x), "&")
 	case types.Bytes:
 		w.n += 4*len(x)/3 + 4
 	case traits.Mapper:

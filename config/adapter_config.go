@@ -7,6 +7,7 @@ import (
 
 	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 	"github.com/bundle-adapter/bundle-adapter/internal/secret"
+	"github.com/bundle-adapter/bundle-adapter/task"
 	"gopkg.in/yaml.v3"
 )
 
@@ -29,6 +30,13 @@ type AdapterConfig struct {
 type AdapterInfo struct {
 	Name    string `yaml:"name"`
 	Version string `yaml:"version"`
+
+	// Metadata is the metadata of the adapter config's Kubernetes-style
+	// envelope (hyperfleet-adapter v0.1.1's format), nil when the file has
+	// none. When set, it is what templates and CEL read as metadata, as in
+	// hyperfleet-adapter v0.1.1, whose merged config takes the adapter
+	// config's metadata; else the task config's envelope metadata is read.
+	Metadata *task.TaskMetadata `yaml:"-"`
 }
 
 // LogConfig selects the slog handler. Defaults: level info, format json,

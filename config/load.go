@@ -114,6 +114,9 @@ func LoadAdapterConfig(path string, fs *pflag.FlagSet) (*AdapterConfig, error) {
 	if cfg.Info.Name == "" {
 		cfg.Info.Name = meta.Name
 	}
+	if enveloped(root) {
+		cfg.Info.Metadata = &meta
+	}
 	sources := applyOverrides(l, &cfg, adapterEnvNames, fs)
 	checkBounds(l, &cfg, AdapterBounds, sources)
 	cfg.validate(l)

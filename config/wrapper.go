@@ -39,6 +39,13 @@ func unwrap(d *configfile.Decoder, root *yaml.Node, meta *task.TaskMetadata) *ya
 	return spec
 }
 
+// enveloped reports whether a config document is wrapped in the
+// Kubernetes-style envelope (see unwrap).
+func enveloped(root *yaml.Node) bool {
+	root = configfile.Resolve(root)
+	return root != nil && root.Kind == yaml.MappingNode && isEnvelope(root)
+}
+
 func isEnvelope(n *yaml.Node) bool {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if k := n.Content[i].Value; k == "spec" || k == "apiVersion" {

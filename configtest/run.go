@@ -186,7 +186,7 @@ func (r *caseRun) existing(s *Step) error {
 		return configfile.Errors{{File: r.t.path, Line: d.Line, Path: d.Path, Msg: err.Error()}}
 	}
 	if r.fakes.Maestro == nil {
-		r.fakes = memrun.Fakes{Maestro: memmaestro.New(mopts), Kube: memkube.New(kopts)}
+		r.fakes = memrun.Fakes{Maestro: memrun.NewMaestro(memmaestro.New(mopts)), Kube: memkube.New(kopts)}
 	}
 	var err error
 	if d := s.MaestroState; d != nil {

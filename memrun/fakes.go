@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi/apistub"
@@ -33,47 +32,22 @@ func KubeOptions(clock func() time.Time) memkube.Options {
 }
 
 // MaestroState reads a Maestro state file (memmaestro.LoadStateWith).
-func MaestroState(r io.Reader, opts memmaestro.Options) (*memmaestro.Store, error) {
-	return memmaestro.LoadStateWith(r, opts)
+func MaestroState(r io.Reader, opts memmaestro.Options) (*Maestro, error) {
+	s, err := memmaestro.LoadStateWith(r, opts)
+	if err != nil {
+		return nil, err
+	}
+	return NewMaestro(s), nil
 }
 
 // MaestroDiscovery is an in-memory Maestro holding the ManifestWorks of
 // HyperFleet adapter's discovery file that seed Maestro (see ToMaestro).
-func MaestroDiscovery(r io.Reader, tc *task.TaskConfig, opts memmaestro.Options) (*memmaestro.Store, error) {
+func MaestroDiscovery(r io.Reader, tc *task.TaskConfig, opts memmaestro.Options) (*Maestro, error) {
 	kept, err := maestroDiscovery(r, tc)
 	if err != nil {
 		return nil, err
 	}
 	return LoadDiscovery(kept, opts)
-}
-
-// LoadDiscovery reads HyperFleet adapter's discovery file, a JSON object of
-// ManifestWorks by name, as a Maestro state holding those works.
-func LoadDiscovery(r io.Reader, opts memmaestro.Options) (*memmaestro.Store, error) {
-	var byName map[string]json.RawMessage
-	if err := json.NewDecoder(r).Decode(&byName); err != nil {
-		return nil, fmt.Errorf("not a JSON object of ManifestWorks by name: %w", err)
-	}
-	names := make([]string, 0, len(byName))
-	for n := range byName {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	works := make([]*workv1.ManifestWork, len(names))
-	for i, n := range names {
-		// Fields a ManifestWork does not have (the anchor's examples carry
-		// spec.deleteOption.gracePeriodSeconds) are dropped, as Maestro drops
-		// them; the state format itself stays strict.
-		works[i] = &workv1.ManifestWork{}
-		if err := json.Unmarshal(byName[n], works[i]); err != nil {
-			return nil, fmt.Errorf("%q: not a ManifestWork: %w", n, err)
-		}
-	}
-	state, err := json.Marshal(map[string]any{"works": works})
-	if err != nil {
-		return nil, err
-	}
-	return memmaestro.LoadStateWith(bytes.NewReader(state), opts)
 }
 
 // KubeState reads an in-memory API server state file (memkube.LoadState).

@@ -8,12 +8,11 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/adapter"
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/kubeclient/memkube"
-	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
 )
 
 // Fakes are the in-memory boundaries one pipeline runs against.
 type Fakes struct {
-	Maestro *memmaestro.Store
+	Maestro *Maestro
 	Kube    *memkube.Store
 	// API is the HyperFleet API: an *apistub.Stub, or anything that
 	// answers from one.

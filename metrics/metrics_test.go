@@ -114,3 +114,17 @@ func TestMaestroBatchReads(t *testing.T) {
 		t.Errorf("get_bundles{ok} = %v, want 1 for one batch", got)
 	}
 }
+
+// Payload leaves sent as null (no default, expression failed) are counted
+// by payload.
+func TestPayloadNullLeavesCounted(t *testing.T) {
+	m := New()
+	m.Hooks().Processed(&adapter.Result{NullLeaves: map[string]int{"status": 2}}, time.Millisecond, "acked")
+	m.Hooks().Processed(&adapter.Result{NullLeaves: map[string]int{"status": 1, "other": 1}}, time.Millisecond, "acked")
+	if got := testutil.ToFloat64(m.nullLeaves.WithLabelValues("status")); got != 3 {
+		t.Errorf("payload_null_leaves_total{payload=status} = %v, want 3", got)
+	}
+	if got := testutil.ToFloat64(m.nullLeaves.WithLabelValues("other")); got != 1 {
+		t.Errorf("payload_null_leaves_total{payload=other} = %v, want 1", got)
+	}
+}

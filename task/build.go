@@ -5,6 +5,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 	"github.com/bundle-adapter/bundle-adapter/tmpl"
 	"sort"
+	"strings"
 )
 
 // BuildNode is one node of a compiled payload build. Exactly one of its
@@ -15,7 +16,9 @@ import (
 // default: d}), as in hyperfleet-adapter: when the evaluation fails (a
 // missing field, any CEL error but the cost limit and the timeout, which
 // stay errors) or yields null, the leaf is Default. Without a default a
-// failure fails the payload (hyperfleet-adapter would emit null).
+// failing leaf is null, as hyperfleet-adapter builds it (logged and
+// counted); a leaf reading resources.<name> without ? and without a
+// default is a load warning.
 type BuildNode struct {
 	Literal    any
 	Template   *tmpl.Template
@@ -49,7 +52,10 @@ func compileBuild(l *configfile.ErrorList, env *celenv.Env, path string, raw any
 			env.Compile(l, e)
 			d, hasDefault := x["default"]
 			if hasDefault && d == nil {
-				l.Add(configfile.JoinPath(path, "default"), "must be a value, not null (without a default a missing value fails the payload)")
+				l.Add(configfile.JoinPath(path, "default"), "must be a value, not null (without a default a failing leaf is null)")
+			}
+			if reads := e.UnguardedOf("resources"); !hasDefault && len(reads) > 0 {
+				l.Warn(path, "reads %s without ? or has() and has no default: while the resource is absent (before it is created, or when a precondition is not met) the leaf fails and is sent as null, as in hyperfleet-adapter; add a default or read resources.?<name>", strings.Join(reads, ", "))
 			}
 			return BuildNode{Expr: e, Default: d, HasDefault: hasDefault}
 		}

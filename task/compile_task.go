@@ -207,6 +207,28 @@ func compilePrecondition(l *configfile.ErrorList, env *celenv.Env, p *Preconditi
 		p.Expression = conditionsExpr(l, path+".conditions", p.Conditions)
 	}
 	env.Compile(l, p.Expression)
+	if len(p.Conditions) > 0 && p.Expression != nil && p.Expression.Program != nil {
+		p.Checks = conditionChecks(env, path+".conditions", p.Conditions)
+	}
+}
+
+// conditionChecks compiles each condition alone, once their conjunction
+// compiled (so each does, and its errors are already reported).
+func conditionChecks(env *celenv.Env, path string, conds []Condition) []*celenv.Expr {
+	out := make([]*celenv.Expr, len(conds))
+	for i, c := range conds {
+		src, err := conditionToCEL(c)
+		if err != nil {
+			return nil
+		}
+		var scratch configfile.ErrorList
+		out[i] = &celenv.Expr{Src: src, Path: configfile.IndexPath(path, i)}
+		env.Compile(&scratch, out[i])
+		if out[i].Program == nil {
+			return nil
+		}
+	}
+	return out
 }
 
 func compileCapture(l *configfile.ErrorList, c *Capture, path string) {

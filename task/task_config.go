@@ -149,6 +149,12 @@ type Precondition struct {
 	Capture     []Capture    `yaml:"capture"`
 	Conditions  []Condition  `yaml:"conditions"`
 	Expression  *celenv.Expr `yaml:"expression"`
+
+	// Checks holds, for structured conditions, each condition compiled
+	// alone (Expression is their conjunction), in order; they are
+	// evaluated only to name the failed ones in the skip reason of a
+	// precondition not met.
+	Checks []*celenv.Expr `yaml:"-"`
 }
 
 // Capture binds a value taken from an API response: Field is a dotted path

@@ -88,7 +88,7 @@ func (f *dryRunFlags) run(cmd *cobra.Command) error {
 		return err
 	}
 	res := p.Run(context.Background(), ev)
-	if err := f.saveState(store); err != nil {
+	if err := f.saveState(store.Store); err != nil {
 		return err
 	}
 	if err := f.saveKubeState(kube); err != nil {
@@ -147,9 +147,12 @@ func readEvent(path string) (adapter.Event, error) {
 	return ev, nil
 }
 
-func (f *dryRunFlags) fakes(cfg *config.Config, clock func() time.Time) (*memmaestro.Store, *apistub.Stub, error) {
+// fakes are the in-memory Maestro (from --maestro-state or --discovery)
+// and the canned API. The store's works without a consumer (a discovery
+// file's) are adopted through the returned store's Get and GetBundles.
+func (f *dryRunFlags) fakes(cfg *config.Config, clock func() time.Time) (*memrun.Maestro, *apistub.Stub, error) {
 	opts := memrun.MaestroOptions(cfg, clock)
-	store := memmaestro.New(opts)
+	store := memrun.NewMaestro(memmaestro.New(opts))
 	if f.state != "" && f.discovery != "" {
 		return nil, nil, fmt.Errorf("--maestro-state and --discovery both name the bundles that exist: give one")
 	}

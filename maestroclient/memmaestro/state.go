@@ -128,13 +128,48 @@ func decodeTop(r io.Reader) (map[string]json.RawMessage, error) {
 	return top, nil
 }
 
+// Adopt loads one work in the state file's format into consumer's
+// namespace, checked and completed as LoadStateWith loads the works of a
+// file; its metadata.namespace, when set, must be consumer. It is for a
+// dry run's discovery file, whose works may name no consumer: the work is
+// adopted by the consumer that first reads it. A work of that name already
+// in consumer is an error. Adopt records no call.
+func (s *Store) Adopt(consumer string, raw json.RawMessage) error {
+	w, err := s.loadWorkIn(consumer, raw)
+	if err != nil {
+		return fmt.Errorf("memmaestro: adopt%s into %q: %w", nameOf(raw), consumer, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := key{w.Namespace, w.Name}
+	if _, dup := s.works[k]; dup {
+		return fmt.Errorf("memmaestro: adopt%s into %q: the consumer already holds it", nameOf(raw), consumer)
+	}
+	if w.DeletionTimestamp != nil && s.deleteBehavior == DeleteImmediate {
+		return nil
+	}
+	s.works[k] = w
+	return nil
+}
+
 // loadWork decodes, checks and completes one work of the file.
 func (s *Store) loadWork(raw json.RawMessage) (*workv1.ManifestWork, error) {
+	return s.loadWorkIn("", raw)
+}
+
+// loadWorkIn is loadWork for a work of consumer: without a namespace it
+// is consumer's ("" requires the namespace).
+func (s *Store) loadWorkIn(consumer string, raw json.RawMessage) (*workv1.ManifestWork, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	w := &workv1.ManifestWork{}
 	if err := dec.Decode(w); err != nil {
 		return nil, err
+	}
+	if w.Namespace == "" {
+		w.Namespace = consumer
+	} else if consumer != "" && w.Namespace != consumer {
+		return nil, fmt.Errorf("metadata.namespace %q is not the consumer %q", w.Namespace, consumer)
 	}
 	switch {
 	case w.Name == "":
