@@ -4,6 +4,9 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/kubeclient"
 )
 
 func newValidateCmd() *cobra.Command {
@@ -17,6 +20,9 @@ func newValidateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := checkKubeconfig(cfg); err != nil {
+				return &exitError{code: exitInvalidConfig, err: err}
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "valid: %s (%d params, %d preconditions, %d bundles)\n",
 				cfg.Adapter.Info.Name, len(cfg.Task.Params), len(cfg.Task.Preconditions), len(cfg.Task.Resources))
 			return nil
@@ -24,4 +30,17 @@ func newValidateCmd() *cobra.Command {
 	}
 	f.register(cmd, true)
 	return cmd
+}
+
+// checkKubeconfig loads clients.kubernetes' kubeconfig as serve will when a
+// resource uses the kubernetes transport (kubeclient.CheckConfig).
+func checkKubeconfig(cfg *config.Config) error {
+	if _, kube := transportsUsed(cfg.Task); !kube || cfg.Adapter.Clients.Kubernetes == nil {
+		return nil
+	}
+	c := cfg.Adapter.Clients.Kubernetes
+	if err := kubeclient.CheckConfig(kubeclient.Options{Kubeconfig: c.KubeConfigPath, Context: c.Context}); err != nil {
+		return fmt.Errorf("clients.kubernetes.kube_config_path: %w", err)
+	}
+	return nil
 }
