@@ -3,6 +3,7 @@ package config
 import (
 	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 	"net"
+	"time"
 )
 
 // BrokerConfig is broker.yaml (path from BROKER_CONFIG_FILE). Every leaf can be
@@ -131,10 +132,24 @@ type DeliveryRules struct {
 
 // SubscriberConfig sets how many events are processed at once. Events for the
 // same resource are never processed concurrently, whatever the parallelism.
+// EventTimeout is the deadline of one event's whole run (default 5m, within
+// MinEventTimeout and MaxEventTimeout): a run past it is cancelled and its
+// message redelivered.
 type SubscriberConfig struct {
 	Parallelism     int                 `yaml:"parallelism"`
 	ShutdownTimeout configfile.Duration `yaml:"shutdown_timeout"`
+	EventTimeout    configfile.Duration `yaml:"event_timeout"`
 }
+
+// Bounds of subscriber.event_timeout: an event needs a few reads and
+// writes, each bounded by its client's timeout; RabbitMQ closes the
+// channel of a delivery left unacknowledged past its consumer_timeout (30m
+// by default), so a run must end before.
+const (
+	DefaultEventTimeout = 5 * time.Minute
+	MinEventTimeout     = time.Second
+	MaxEventTimeout     = 30 * time.Minute
+)
 
 func defaultBrokerConfig() BrokerConfig {
 	return BrokerConfig{
@@ -143,7 +158,7 @@ func defaultBrokerConfig() BrokerConfig {
 			GooglePubSub: GooglePubSub{AckDeadlineSeconds: 60, DeadLetterMaxAttempts: 5, MaxOutstandingMessages: 1000},
 			Delivery:     DeliveryRules{MaxDeliveries: 5, MinBackoff: configfile.Duration(1e9), MaxBackoff: configfile.Duration(60e9)},
 		},
-		Subscriber: SubscriberConfig{Parallelism: 4, ShutdownTimeout: configfile.Duration(30e9)},
+		Subscriber: SubscriberConfig{Parallelism: 4, ShutdownTimeout: configfile.Duration(30e9), EventTimeout: configfile.Duration(DefaultEventTimeout)},
 	}
 }
 
@@ -169,6 +184,9 @@ func (c *BrokerConfig) validate(l *configfile.ErrorList) {
 	}
 	if c.Subscriber.Parallelism < 1 {
 		l.Add("subscriber.parallelism", "must be at least 1")
+	}
+	if d := c.Subscriber.EventTimeout.D(); d < MinEventTimeout || d > MaxEventTimeout {
+		l.Add("subscriber.event_timeout", "must be between %v and %v, got %v", MinEventTimeout, MaxEventTimeout, d)
 	}
 	if c.Settings.Delivery.MaxDeliveries < 1 {
 		l.Add("broker.delivery.max_deliveries", "must be at least 1")

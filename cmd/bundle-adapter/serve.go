@@ -131,7 +131,7 @@ func serve(ctx context.Context, cfg *config.Config, listen listeners, log *slog.
 	sub := cfg.Broker.Subscriber
 	delivery := cfg.Broker.Settings.Delivery
 	d, err := broker.NewDispatcher(broker.DispatcherOptions{
-		Process: pipeline.Run, Decode: broker.Decode, Workers: sub.Parallelism,
+		Process: pipeline.Run, Decode: broker.Decode, Workers: sub.Parallelism, EventTimeout: sub.EventTimeout.D(),
 		MaxDeliveries: delivery.MaxDeliveries, MinBackoff: delivery.MinBackoff.D(), MaxBackoff: delivery.MaxBackoff.D(),
 		Hooks: m.Hooks(), Logger: log, Tracer: tp.Tracer(),
 	})
