@@ -63,6 +63,10 @@ func checkObjectAddress(obj *unstructured.Unstructured) error {
 	if err := checkName("metadata.name", obj.GetName()); err != nil {
 		return err
 	}
+	if obj.GetAPIVersion() == "v1" && obj.GetKind() == "Namespace" {
+		// A Namespace's name is a namespace name: the same rule.
+		return checkNamespace("metadata.name", obj.GetName())
+	}
 	if _, given := obj.Object["metadata"].(map[string]any)["namespace"]; given {
 		return checkNamespace("metadata.namespace", obj.GetNamespace())
 	}
