@@ -168,7 +168,9 @@ func readNamed(key, p, dir string) ([]byte, error) {
 
 // tokenFile is a bearer token read from a file through the bounded reader,
 // used for tokenRecheck and then read again if the file's modification time
-// or size changed. The token never appears in errors.
+// or size changed. A file that cannot be read again (or reads empty) keeps
+// the last token in use, as client-go's token file source does; the first
+// read must succeed. The token never appears in errors.
 type tokenFile struct {
 	key, path string
 
@@ -191,12 +193,19 @@ func (t *tokenFile) read(now time.Time) (string, error) {
 		return t.token, nil
 	}
 	b, err := boundedfile.Read(t.path, MaxKubeconfigFileBytes)
-	if err != nil {
-		return "", fmt.Errorf("%s %s: %w", t.key, t.path, err)
-	}
 	tok := strings.TrimSpace(string(b))
-	if tok == "" {
-		return "", fmt.Errorf("%s %s is empty", t.key, t.path)
+	if err == nil && tok == "" {
+		err = fmt.Errorf("is empty")
+	}
+	if err != nil {
+		if t.token != "" {
+			// As client-go's token file source: a token that was read
+			// stays in use while the file cannot be read (a rotation in
+			// progress); the file is looked at again after tokenRecheck.
+			t.checked = now
+			return t.token, nil
+		}
+		return "", fmt.Errorf("%s %s: %w", t.key, t.path, err)
 	}
 	t.token, t.checked = tok, now
 	if st != nil {

@@ -178,7 +178,13 @@ func TestKubeconfigFilesInlined(t *testing.T) {
 	clock = func() time.Time { return time.Now().Add(2 * tokenRecheck) }
 	defer func() { clock = time.Now }()
 	send()
-	if len(got) != 3 || got[0] != "Bearer first" || got[1] != "Bearer first" || got[2] != "Bearer second-rotated" {
-		t.Errorf("Authorization headers %q, want the token twice, then the rotated one", got)
+	// Swapped for something hostile mid-rotation: never read unbounded,
+	// the last token stays in use.
+	os.Remove(tokenPath)
+	os.Symlink("/dev/zero", tokenPath)
+	clock = func() time.Time { return time.Now().Add(4 * tokenRecheck) }
+	send()
+	if len(got) != 4 || got[0] != "Bearer first" || got[1] != "Bearer first" || got[2] != "Bearer second-rotated" || got[3] != "Bearer second-rotated" {
+		t.Errorf("Authorization headers %q, want the token twice, then the rotated one twice", got)
 	}
 }
