@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"syscall"
 	"time"
@@ -33,6 +34,24 @@ const ReadDeadline = 2 * time.Second
 // the caller. Errors do not name the path (a *fs.PathError is unwrapped):
 // callers add it.
 func Read(path string, limit int64) ([]byte, error) {
+	f, err := openRegular(path, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := readWithin(f, limit, ReadDeadline)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("file is %w of %d bytes", ErrTooLarge, limit)
+	}
+	return data, nil
+}
+
+// openRegular opens path for reading when it is a regular file of at most
+// limit bytes, checked before and after the open (which does not block).
+func openRegular(path string, limit int64) (*os.File, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, unwrap(err)
@@ -44,21 +63,15 @@ func Read(path string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, unwrap(err)
 	}
-	defer f.Close()
 	if fi, err = f.Stat(); err != nil {
+		f.Close()
 		return nil, unwrap(err)
 	}
 	if err := checkRegular(fi, limit); err != nil {
+		f.Close()
 		return nil, err
 	}
-	data, err := readWithin(f, limit, ReadDeadline)
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("file is %w of %d bytes", ErrTooLarge, limit)
-	}
-	return data, nil
+	return f, nil
 }
 
 // readWithin reads at most limit+1 bytes of f within d. A pollable file
@@ -91,6 +104,18 @@ func readWithin(f *os.File, limit int64, d time.Duration) ([]byte, error) {
 	case <-timer.C:
 		return nil, fmt.Errorf("read did not finish within %v (a file whose read blocks)", d)
 	}
+}
+
+// ReadPrefix reads at most the first n bytes of a regular file of any
+// size, with Read's checks and read deadline: for a caller that refuses
+// what is longer itself (a file of n bytes may have been cut).
+func ReadPrefix(path string, n int64) ([]byte, error) {
+	f, err := openRegular(path, math.MaxInt64)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readWithin(f, n-1, ReadDeadline)
 }
 
 func unwrap(err error) error {
