@@ -114,6 +114,9 @@ func decodeData(raw []byte) (map[string]any, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("data is not JSON: %v", err)
 	}
+	if err := checkDuplicateMembers(raw); err != nil {
+		return nil, fmt.Errorf("data is ambiguous: %v", err)
+	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("data is not JSON: more than one JSON value (trailing content after offset %d)", dec.InputOffset())
 	}

@@ -36,6 +36,9 @@ func (r *eventRun) readKube(ctx context.Context, b *bundle) (*unstructured.Unstr
 		if errors.Is(err, ErrNotFound) {
 			return nil, nil
 		}
+		if err == nil {
+			err = k.inScope(b.res.Name, obj)
+		}
 		return obj, err
 	}
 	objs, err := r.p.kube.List(ctx, k.read, k.selector)
@@ -52,7 +55,7 @@ func (r *eventRun) readKube(ctx context.Context, b *bundle) (*unstructured.Unstr
 		return nil, fmt.Errorf("resource %s: discovery.by_selectors %v matched %d %s objects (%s): it must match exactly one",
 			b.res.Name, k.selector, len(objs), k.read.Kind, strings.Join(names, ", "))
 	}
-	return objs[0], nil
+	return objs[0], k.inScope(b.res.Name, objs[0])
 }
 
 // observeKube records what the API server reports for the resource (nil:
@@ -67,4 +70,40 @@ func (r *eventRun) observeKube(b *bundle, obj *unstructured.Unstructured) {
 	}
 	b.kube.seen = refOfObject(obj)
 	r.resources[b.res.Name] = obj.DeepCopy().Object
+}
+
+// inScope checks that an object the API server answered is one discovery
+// asked for: the name read (by name), the namespace read (unless every
+// namespace, or a cluster-scoped object), every selector label, and the
+// manifest's own namespace and name. Whatever a
+// server (or something in between) answers, a delete or recreate then only
+// ever targets an object inside the discovery's scope.
+func (k *kubeTarget) inScope(resource string, obj *unstructured.Unstructured) error {
+	ns := obj.GetNamespace()
+	outside := func(why string) error {
+		return fmt.Errorf("resource %s: the API server answered %s %s, outside discovery's scope (%s): not acted on",
+			resource, k.read.Kind, objectName(refOfObject(obj)), why)
+	}
+	if k.read.Namespace != "" && ns != "" && ns != k.read.Namespace {
+		return outside("namespace " + k.read.Namespace)
+	}
+	if want := refOfObject(k.desired); ns != want.Namespace || obj.GetName() != want.Name {
+		// Found by labels, or in every namespace: another object than the
+		// one the manifest renders, which update would not reach and
+		// delete must not touch.
+		return outside("the manifest's " + objectName(want))
+	}
+	if k.selector == nil {
+		if obj.GetName() != k.read.Name {
+			return outside("name " + k.read.Name)
+		}
+		return nil
+	}
+	labels := obj.GetLabels()
+	for key, v := range k.selector {
+		if got, ok := labels[key]; !ok || got != v {
+			return outside(fmt.Sprintf("labels %v", k.selector))
+		}
+	}
+	return nil
 }

@@ -67,6 +67,10 @@ func (r *eventRun) renderKube(b *bundle) error {
 		b.renderErr = &renderError{fmt.Errorf("rendered object needs apiVersion, kind and metadata.name, got %q, %q, %q", obj.GetAPIVersion(), obj.GetKind(), obj.GetName())}
 		return b.renderErr
 	}
+	if err := checkObjectAddress(obj); err != nil {
+		b.renderErr = &renderError{err}
+		return b.renderErr
+	}
 	fp, err := bundles.ObjectFingerprint(tree)
 	if err != nil {
 		b.renderErr = &renderError{err}
@@ -84,6 +88,11 @@ func (r *eventRun) renderKube(b *bundle) error {
 // discovery.namespace (default: the object's own namespace), or
 // discovery.by_selectors in discovery.namespace ("" or "*": every
 // namespace), or, without discovery, the object's own address.
+//
+// Every namespace is the config's choice only: a discovery.namespace
+// absent or written literally as "*" reads every namespace, but one that
+// is a template must render a namespace name, so an event value ("*", "",
+// " ", "a/b") can never widen the read (checkNamespace; RenderFailed).
 func (r *eventRun) kubeDiscovery(b *bundle) error {
 	k, d := b.kube, b.res.Discovery
 	k.read = k.seen
@@ -92,6 +101,9 @@ func (r *eventRun) kubeDiscovery(b *bundle) error {
 	}
 	ns, err := r.template(&d.Namespace)
 	if err != nil {
+		return err
+	}
+	if err := checkDiscoveryNamespace(&d.Namespace, ns); err != nil {
 		return err
 	}
 	if d.BySelectors != nil && d.ByName.T == nil {
@@ -123,7 +135,7 @@ func (r *eventRun) kubeDiscovery(b *bundle) error {
 	if k.read.Name == "" {
 		return fmt.Errorf("discovery.by_name rendered empty")
 	}
-	return nil
+	return checkName("discovery.by_name", k.read.Name)
 }
 
 // refOfObject addresses obj; an observed object's uid comes along, so that

@@ -38,7 +38,10 @@ const MaxEventBytes = 1 << 20
 // the broker message id and what is wrong: such a message can never be
 // processed and is dead-lettered at once, never retried.
 func Decode(m Message) (adapter.Event, error) {
-	attrs := ceAttributes(m.Attributes())
+	attrs, err := ceAttributes(m.Attributes())
+	if err != nil {
+		return adapter.Event{}, withMessageID(err, m.ID())
+	}
 	ev, err := decodeBody(attrs, m.Body())
 	if err != nil {
 		return adapter.Event{}, withMessageID(err, m.ID())
@@ -150,21 +153,41 @@ var ceAttrNames = map[string]bool{
 }
 
 // ceAttributes extracts the CloudEvent attributes from message attributes.
-func ceAttributes(in map[string]string) ceAttrs {
+// One attribute given under two spellings (ce-id and ce_id, ce-type and
+// CE-TYPE) with two values is an invalid event naming both: which one
+// would win depends on map order, so the event is ambiguous.
+func ceAttributes(in map[string]string) (ceAttrs, error) {
 	out := ceAttrs{}
+	from := map[string]string{}
 	for k, v := range in {
 		if name, ok := ceAttrName(k); ok {
-			out[name] = v
+			if err := setOnce(out, from, name, k, v); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if _, ok := out["datacontenttype"]; !ok && len(out) > 0 {
 		for k, v := range in {
 			if strings.EqualFold(k, "content-type") || strings.EqualFold(k, "content_type") {
-				out["datacontenttype"] = v
+				if err := setOnce(out, from, "datacontenttype", k, v); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
-	return out
+	return out, nil
+}
+
+// setOnce sets out[name] from attribute key, refusing a second spelling
+// of name with another value.
+func setOnce(out ceAttrs, from map[string]string, name, key, value string) error {
+	if prev, dup := out[name]; dup && prev != value {
+		first, second := min(from[name], key), max(from[name], key)
+		return &adapter.InvalidEventError{EventID: out["id"], Reason: fmt.Sprintf(
+			"binary-mode CloudEvent: attribute %s is given twice, as %.60q and %.60q, with different values", name, first, second)}
+	}
+	out[name], from[name] = value, key
+	return nil
 }
 
 // ceAttrName strips a binding prefix from a known attribute name.

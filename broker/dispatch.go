@@ -37,6 +37,11 @@ type DispatcherOptions struct {
 	// MaxQueuedBytes is taken when nothing else is held.
 	MaxQueuedMessages int
 	MaxQueuedBytes    int
+	// EventTimeout is the deadline of one event's whole run (Process's
+	// context); default DefaultEventTimeout. A run past it is cancelled and
+	// its message redelivered (dead-lettered at MaxDeliveries), with an
+	// error naming broker.subscriber.event_timeout.
+	EventTimeout time.Duration
 	// Hooks observe outcomes (metrics); optional.
 	Hooks Hooks
 	// Logger defaults to slog.Default().
@@ -54,6 +59,12 @@ const (
 	DefaultMaxQueuedMessages = 256
 	DefaultMaxQueuedBytes    = 64 << 20
 )
+
+// DefaultEventTimeout is DispatcherOptions.EventTimeout's default: far more
+// than an event needs (a few reads and writes, each bounded by its client's
+// timeout and retries), far less than RabbitMQ's consumer_timeout (30m),
+// past which the broker closes the channel of an unacknowledged delivery.
+const DefaultEventTimeout = 5 * time.Minute
 
 // Hooks are called as events settle; any may be nil.
 type Hooks struct {
@@ -133,6 +144,9 @@ func NewDispatcher(o DispatcherOptions) (*Dispatcher, error) {
 	o.MinBackoff = min(o.MinBackoff, o.MaxBackoff)
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.EventTimeout <= 0 {
+		o.EventTimeout = DefaultEventTimeout
 	}
 	if o.MaxQueuedMessages < 1 {
 		o.MaxQueuedMessages = DefaultMaxQueuedMessages

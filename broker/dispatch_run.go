@@ -2,6 +2,8 @@ package broker
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -122,8 +124,14 @@ func (d *Dispatcher) runBatch(ctx context.Context, batch []*item) {
 	}
 	ctx, span := d.startEvent(ctx, newest, batch)
 	start := time.Now()
-	res := d.o.Process(ctx, newest.ev)
+	evCtx, cancel := context.WithTimeoutCause(ctx, d.o.EventTimeout, errEventTimeout)
+	res := d.o.Process(evCtx, newest.ev)
+	timedOut := context.Cause(evCtx) == errEventTimeout
+	cancel()
 	took := time.Since(start)
+	if timedOut {
+		d.timedOut(newest, res)
+	}
 	settleCtx := context.WithoutCancel(ctx)
 	outcome := d.settle(settleCtx, ctx.Err() != nil, newest, res)
 	endEvent(span, res, outcome)
@@ -135,6 +143,24 @@ func (d *Dispatcher) runBatch(ctx context.Context, batch []*item) {
 			d.settleSuperseded(settleCtx, it, outcome)
 		}
 	}
+}
+
+// errEventTimeout is the cause of an event context whose deadline passed.
+var errEventTimeout = errors.New("the event ran past its deadline (broker.subscriber.event_timeout)")
+
+// timedOut reports an event that ran past EventTimeout. A run that failed
+// then gets that failure first, so the redelivery's log line and a dead
+// letter's reason name the deadline, not a bare "context deadline
+// exceeded"; one that finished anyway keeps its result (its work is done).
+func (d *Dispatcher) timedOut(it *item, res *adapter.Result) {
+	d.log.Warn("event ran past its deadline and was cancelled", "event_id", it.ev.ID, "message_id", it.msg.ID(),
+		"event_timeout", d.o.EventTimeout.String())
+	if res == nil || res.Error == nil {
+		return
+	}
+	pe := &adapter.PhaseError{Phase: "event", Message: fmt.Sprintf("did not finish within broker.subscriber.event_timeout (%v): cancelled", d.o.EventTimeout)}
+	res.Errors = append([]*adapter.PhaseError{pe}, res.Errors...)
+	res.Error = pe
 }
 
 // pickNewest is the item with the highest generation; the latest arrival

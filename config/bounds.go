@@ -114,4 +114,6 @@ var BrokerBounds = map[string]Bound{
 	"subscriber.shutdown_timeout":        {Max: int64(time.Hour), Why: "a pod's termination waits no longer"},
 	"broker.subscriber.parallelism":      {Min: 1, Max: MaxParallelism, Zero: "the top-level subscriber's", Why: "config.MaxParallelism: each worker is a goroutine holding an event"},
 	"broker.subscriber.shutdown_timeout": {Max: int64(time.Hour), Why: "a pod's termination waits no longer"},
+	"subscriber.event_timeout":           {Min: int64(MinEventTimeout), Max: int64(MaxEventTimeout), Why: "config.MaxEventTimeout: RabbitMQ's default consumer_timeout closes the channel of a delivery unacked for 30m"},
+	"broker.subscriber.event_timeout":    {Min: int64(MinEventTimeout), Max: int64(MaxEventTimeout), Zero: "the top-level subscriber's", Why: "config.MaxEventTimeout: RabbitMQ's default consumer_timeout closes the channel of a delivery unacked for 30m"},
 }

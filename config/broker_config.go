@@ -2,6 +2,7 @@ package config
 
 import (
 	"net"
+	"time"
 
 	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 	"github.com/bundle-adapter/bundle-adapter/internal/secret"
@@ -133,10 +134,24 @@ type DeliveryRules struct {
 
 // SubscriberConfig sets how many events are processed at once. Events for the
 // same resource are never processed concurrently, whatever the parallelism.
+// EventTimeout is the deadline of one event's whole run (default 5m, within
+// MinEventTimeout and MaxEventTimeout): a run past it is cancelled and its
+// message redelivered.
 type SubscriberConfig struct {
 	Parallelism     int                 `yaml:"parallelism"`
 	ShutdownTimeout configfile.Duration `yaml:"shutdown_timeout"`
+	EventTimeout    configfile.Duration `yaml:"event_timeout"`
 }
+
+// Bounds of subscriber.event_timeout: an event needs a few reads and
+// writes, each bounded by its client's timeout; RabbitMQ closes the
+// channel of a delivery left unacknowledged past its consumer_timeout (30m
+// by default), so a run must end before.
+const (
+	DefaultEventTimeout = 5 * time.Minute
+	MinEventTimeout     = time.Second
+	MaxEventTimeout     = 30 * time.Minute
+)
 
 func defaultBrokerConfig() BrokerConfig {
 	return BrokerConfig{
@@ -145,7 +160,7 @@ func defaultBrokerConfig() BrokerConfig {
 			GooglePubSub: GooglePubSub{AckDeadlineSeconds: 60, DeadLetterMaxAttempts: 5, MaxOutstandingMessages: 1000},
 			Delivery:     DeliveryRules{MaxDeliveries: 5, MinBackoff: configfile.Duration(1e9), MaxBackoff: configfile.Duration(60e9)},
 		},
-		Subscriber: SubscriberConfig{Parallelism: 4, ShutdownTimeout: configfile.Duration(30e9)},
+		Subscriber: SubscriberConfig{Parallelism: 4, ShutdownTimeout: configfile.Duration(30e9), EventTimeout: configfile.Duration(DefaultEventTimeout)},
 	}
 }
 

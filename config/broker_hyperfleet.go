@@ -35,6 +35,9 @@ func (c *BrokerConfig) applyNested(l *configfile.ErrorList) {
 	if nested.ShutdownTimeout != 0 {
 		c.Subscriber.ShutdownTimeout = nested.ShutdownTimeout
 	}
+	if nested.EventTimeout != 0 {
+		c.Subscriber.EventTimeout = nested.EventTimeout
+	}
 }
 
 func (r *RabbitMQ) validate(l *configfile.ErrorList, path string) {

@@ -21,7 +21,9 @@ const listPage = 100
 // objects match: a selector that broad is a config error, not a result.
 // A label key or value that Kubernetes would not accept on an object (one
 // rendered from an event, say "x,env!=prod") is ErrInvalid naming it,
-// before any request: it cannot add terms to the selector.
+// before any request: it cannot add terms to the selector. A server that
+// keeps paging (more than maxListPages pages, or a continue token it gave
+// before) is ErrInvalid too: it cannot hold the caller.
 func (c *Client) List(ctx context.Context, ref adapter.KubeRef, match map[string]string) ([]*unstructured.Unstructured, error) {
 	ref.Name = ""
 	selector, err := labels.ValidatedSelectorFromSet(match)
@@ -37,7 +39,11 @@ func (c *Client) List(ctx context.Context, ref adapter.KubeRef, match map[string
 		Limit:         int64(min(listPage, c.maxList+1)),
 	}
 	var out []*unstructured.Unstructured
-	for {
+	seen := map[string]bool{}
+	for pages := int64(1); ; pages++ {
+		if pages > maxListPages(c.maxList) {
+			return nil, classify("list", ref, fmt.Errorf("%w: the server answered more than %d pages (continue tokens without end)", adapter.ErrInvalid, maxListPages(c.maxList)))
+		}
 		page, err := res.List(ctx, opts)
 		if err != nil {
 			return nil, classify("list", ref, err)
@@ -51,5 +57,17 @@ func (c *Client) List(ctx context.Context, ref adapter.KubeRef, match map[string
 		if opts.Continue = page.GetContinue(); opts.Continue == "" {
 			return out, nil
 		}
+		if seen[opts.Continue] {
+			return nil, classify("list", ref, fmt.Errorf("%w: the server answered a continue token it had already given (a loop)", adapter.ErrInvalid))
+		}
+		seen[opts.Continue] = true
 	}
+}
+
+// maxListPages is the most pages List follows for a cap of maxItems
+// objects: twice the pages maxItems+1 objects need in full pages, and at
+// least 4. A server may answer short pages; one answering more pages than
+// that keeps handing out continue tokens (or empty pages) without end.
+func maxListPages(maxItems int) int64 {
+	return max(4, 2*int64((maxItems+listPage)/listPage))
 }

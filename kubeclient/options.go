@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
 // Defaults of Options, applied where a field is zero. QPS and Burst are
@@ -82,22 +81,21 @@ func (o Options) withDefaults() Options {
 }
 
 // restConfig loads the kubeconfig (or the in-cluster config) and applies
-// the options. Errors name the file or say that no in-cluster config exists.
+// the options. Every file is read through the bounded reader and handed to
+// client-go as bytes (loadKubeconfig). Errors name the file or say that no
+// in-cluster config exists.
 func (o Options) restConfig() (*rest.Config, error) {
 	var cfg *rest.Config
 	var err error
 	switch {
 	case o.Kubeconfig != "":
-		rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: o.Kubeconfig}
-		overrides := &clientcmd.ConfigOverrides{CurrentContext: o.Context}
-		cfg, err = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
-		if err != nil {
-			return nil, fmt.Errorf("kubeconfig %s: %w", o.Kubeconfig, err)
+		if cfg, err = loadKubeconfig(o.Kubeconfig, o.Context); err != nil {
+			return nil, err
 		}
 	case o.Context != "":
 		return nil, errors.New("kubernetes context " + o.Context + " given without a kubeconfig")
 	default:
-		cfg, err = rest.InClusterConfig()
+		cfg, err = inClusterConfig()
 		if err != nil {
 			return nil, fmt.Errorf("no kubeconfig given and no in-cluster config: %w", err)
 		}
@@ -115,4 +113,16 @@ func (o Options) apply(cfg *rest.Config) *rest.Config {
 	cfg.UserAgent = o.UserAgent
 	cfg.Wrap(limitBodies(o.MaxResponseBytes))
 	return cfg
+}
+
+// CheckConfig loads the kubeconfig the options name exactly as New does
+// (every file it names read, its context resolved), without contacting the
+// API server, so validate fails on what serve would fail on. Without a
+// kubeconfig (in-cluster) there is nothing to check outside the pod: nil.
+func CheckConfig(o Options) error {
+	if o.Kubeconfig == "" && o.Context == "" {
+		return nil
+	}
+	_, err := o.withDefaults().restConfig()
+	return err
 }

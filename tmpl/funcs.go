@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -244,12 +245,21 @@ func tmplInt(v any) (int, error) {
 	switch x := v.(type) {
 	case string:
 		s := strings.TrimSpace(x)
-		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		i, err := strconv.ParseInt(s, 10, 64)
+		if err == nil {
 			return int(i), nil
+		}
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, fmt.Errorf("int: %.40s is out of range", s)
 		}
 		f, err := strconv.ParseFloat(s, 64)
 		if err != nil {
 			return 0, fmt.Errorf("int: cannot convert %q to a number", x)
+		}
+		if f <= math.MinInt64 {
+			// -2^63 is also where every decimal just below it rounds to;
+			// the exact value was taken by ParseInt above.
+			return 0, fmt.Errorf("int: %.40s is out of range", s)
 		}
 		return tmplFloatToInt(f)
 	case json.Number:

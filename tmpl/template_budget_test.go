@@ -127,11 +127,14 @@ func TestExecuteContextStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	// 900x900 iterations stay under the step budget (so only the context
+	// can stop the execution) and take far longer than the 5ms deadline:
+	// with n 1000 the budget and the deadline raced on a fast machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, err := tm.ExecuteContext(ctx, map[string]any{"n": 1000}, tmplTestNow)
+		_, err := tm.ExecuteContext(ctx, map[string]any{"n": 900}, tmplTestNow)
 		done <- err
 	}()
 	select {

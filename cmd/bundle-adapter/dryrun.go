@@ -130,17 +130,17 @@ func readEvent(path string) (adapter.Event, error) {
 	if path == "" {
 		return adapter.Event{}, fmt.Errorf("--event is required")
 	}
-	// Any size reaches ReadStructured, which refuses one over the event
-	// limit as serve does; only what is not a regular file is refused here.
+	// Read through the bounded reader (a regular file, within the read
+	// deadline) up to one byte past the event limit: ReadStructured then
+	// refuses an event over the limit as serve does.
 	if err := boundedfile.Check(path, math.MaxInt64); err != nil {
 		return adapter.Event{}, fmt.Errorf("--event %s: %w", path, err)
 	}
-	f, err := os.Open(path)
+	data, err := boundedfile.ReadPrefix(path, broker.MaxEventBytes+1)
 	if err != nil {
-		return adapter.Event{}, fmt.Errorf("event file: %w", err)
+		return adapter.Event{}, fmt.Errorf("--event %s: %w", path, err)
 	}
-	defer f.Close()
-	ev, err := broker.ReadStructured(f)
+	ev, err := broker.ReadStructured(bytes.NewReader(data))
 	if err != nil {
 		return adapter.Event{}, fmt.Errorf("%s: %w", path, err)
 	}

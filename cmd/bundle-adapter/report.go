@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -89,7 +90,11 @@ func (r *dryRunReport) writeText(w io.Writer) error {
 	fmt.Fprintln(w, "api calls:")
 	for _, c := range r.APICalls {
 		body := ""
-		if c.Body != nil {
+		var exact bytes.Buffer
+		switch {
+		case json.Compact(&exact, c.RawBody()) == nil: // numbers as sent
+			body = " " + exact.String()
+		case c.Body != nil:
 			b, _ := json.Marshal(c.Body)
 			body = " " + string(b)
 		}

@@ -146,7 +146,7 @@ func runPlan(ctx context.Context, cfg *config.Config, plan *startPlan, listen li
 	sub := cfg.Broker.Subscriber
 	delivery := cfg.Broker.Settings.Delivery
 	d, err := broker.NewDispatcher(broker.DispatcherOptions{
-		Process: pipeline.Run, Decode: broker.Decode, Workers: sub.Parallelism,
+		Process: pipeline.Run, Decode: broker.Decode, Workers: sub.Parallelism, EventTimeout: sub.EventTimeout.D(),
 		MaxDeliveries: delivery.MaxDeliveries, MinBackoff: delivery.MinBackoff.D(), MaxBackoff: delivery.MaxBackoff.D(),
 		Hooks: m.Hooks(), Logger: log, Tracer: tp.Tracer(),
 	})

@@ -32,11 +32,31 @@ type Response struct {
 }
 
 // Call is one recorded request. Body is the JSON body decoded (nil when
-// empty, the raw text when not JSON).
+// empty, the raw text when not JSON). Its JSON form (dry-run's report)
+// carries the body exactly as sent, so no number is rounded through
+// float64 on the way (RawBody).
 type Call struct {
 	Method string `json:"method"`
 	Path   string `json:"path"`
 	Body   any    `json:"body"`
+	raw    []byte
+}
+
+// RawBody is the body as sent.
+func (c Call) RawBody() []byte { return c.raw }
+
+// MarshalJSON prints the call with its body as sent when that is JSON
+// (compacted), and as Body otherwise.
+func (c Call) MarshalJSON() ([]byte, error) {
+	type plain Call
+	var buf bytes.Buffer
+	if len(c.raw) == 0 || json.Compact(&buf, c.raw) != nil {
+		return json.Marshal(plain(c))
+	}
+	return json.Marshal(struct {
+		plain
+		Body json.RawMessage `json:"body"`
+	}{plain(c), buf.Bytes()})
 }
 
 // DefaultBaseURL is the base URL a stub resolves relative URLs against
@@ -138,7 +158,7 @@ func (s *Stub) Do(_ context.Context, req adapter.APIRequest) (adapter.APIRespons
 	key := req.Method + " " + path
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.calls = append(s.calls, Call{Method: req.Method, Path: path, Body: decodeBody(req.Body)})
+	s.calls = append(s.calls, Call{Method: req.Method, Path: path, Body: decodeBody(req.Body), raw: bytes.Clone(req.Body)})
 	if s.failNext[key] > 0 {
 		s.failNext[key]--
 		return adapter.APIResponse{Status: http.StatusServiceUnavailable, Body: []byte(`{"reason":"injected failure"}`)}, nil

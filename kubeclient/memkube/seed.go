@@ -13,8 +13,9 @@ func typesUID(s string) types.UID { return types.UID(s) }
 // Seed stores objects as they are, as if they existed on the cluster
 // (status, uid, resourceVersion, deletionTimestamp and finalizers kept);
 // a missing uid, resourceVersion or generation is filled in. A kind the
-// store does not serve, or an object without a name, is an error naming
-// the object; nothing is stored then.
+// store does not serve, an object without a name, or one in a namespace
+// that is not a namespace name ("*"), is an error naming the object;
+// nothing is stored then.
 func (s *Store) Seed(objs ...*unstructured.Unstructured) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -23,6 +24,9 @@ func (s *Store) Seed(objs ...*unstructured.Unstructured) error {
 		k, err := s.resolve(refOf(obj), true)
 		if err != nil {
 			return fmt.Errorf("seed object %d (%s %q): %w", i, obj.GetKind(), obj.GetName(), err)
+		}
+		if msg := checkNamespace(k.namespace); msg != "" {
+			return fmt.Errorf("seed object %d (%s %q): %s", i, obj.GetKind(), obj.GetName(), msg)
 		}
 		keys[i] = k
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // validate refuses, as the API server does with 422, an object whose name
-// its kind does not accept (a Namespace's is a DNS label, a Service's a
+// its kind does not accept, whose namespace is not a namespace name (a Namespace's is a DNS label, a Service's a
 // DNS-1035 label, every other kind's a DNS subdomain) or whose labels
 // Kubernetes does not accept. The error is ErrInvalid naming the value.
 func validate(verb string, obj *unstructured.Unstructured) error {
@@ -20,6 +20,9 @@ func validate(verb string, obj *unstructured.Unstructured) error {
 		name := obj.GetName()
 		if errs := nameRule(obj.GetKind())(name); len(errs) > 0 {
 			msgs = append(msgs, fmt.Sprintf("metadata.name %q: %s", name, strings.Join(errs, ", ")))
+		}
+		if msg := checkNamespace(obj.GetNamespace()); msg != "" {
+			msgs = append(msgs, msg)
 		}
 	}
 	for k, v := range obj.GetLabels() {
@@ -34,6 +37,19 @@ func validate(verb string, obj *unstructured.Unstructured) error {
 		return nil
 	}
 	return fmt.Errorf("%w: memkube: %s %s: 422, %s", adapter.ErrInvalid, verb, describe(refOf(obj)), strings.Join(msgs, "; "))
+}
+
+// checkNamespace is the API server's validation of metadata.namespace (a
+// DNS label; "" for a cluster-scoped object): "" when valid, else the
+// message. No namespace "*" can exist, so nothing is ever created in one.
+func checkNamespace(ns string) string {
+	if ns == "" {
+		return ""
+	}
+	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+		return fmt.Sprintf("metadata.namespace %q: %s", ns, strings.Join(errs, ", "))
+	}
+	return ""
 }
 
 // nameRule is the API server's validation of a kind's object names.

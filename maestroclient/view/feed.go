@@ -1,6 +1,7 @@
 package view
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -40,8 +41,15 @@ func (v *View) Observe(t Token, consumer, name string, work *workv1.ManifestWork
 	v.seq++
 	e.seq = v.seq
 	v.entries[k] = &e
-	if v.observed++; v.observed%sweepEvery == 0 {
-		v.sweep(e.read)
+	v.changed(e.read)
+}
+
+// changed counts one change of the entries (a stored read or a marker) and
+// sweeps every sweepEvery changes, and at the first change markerTTL after
+// the last sweep. Caller holds v.mu.
+func (v *View) changed(now time.Duration) {
+	if v.changes++; v.changes%sweepEvery == 0 || now-v.swept >= markerTTL {
+		v.sweep(now)
 	}
 }
 
@@ -59,24 +67,56 @@ func (v *View) Forget(consumer, name string) {
 // no entry. Caller holds v.mu.
 func (v *View) forget(k key) {
 	v.seq++
-	v.entries[k] = &entry{gone: true, seq: v.seq, read: v.since(v.clock())}
+	now := v.since(v.clock())
+	v.entries[k] = &entry{gone: true, seq: v.seq, read: now}
+	v.changed(now)
 }
 
-// sweepEvery is how many stored reads pass between two sweeps.
+// sweepEvery is how many changes (stored reads and markers) pass between
+// two sweeps.
 const sweepEvery = 1024
 
-// sweep drops entries and markers past MaxAge: Lookup misses them anyway,
-// and a bundle never read again (its cluster gone without this adapter's
-// delete) would otherwise stay in memory. A read still in flight from
-// before a swept marker must not store either, so dropped moves up to the
-// marker's seq. Caller holds v.mu.
+// sweep drops entries past MaxAge and markers past markerTTL (or MaxAge,
+// if shorter): Lookup misses them anyway, and a bundle never read again
+// (its cluster gone without this adapter's delete) would otherwise stay in
+// memory. Past maxMarkers markers, the oldest go too. A read still in
+// flight from before a swept marker must not store either, so dropped
+// moves up to the marker's seq. Caller holds v.mu.
 func (v *View) sweep(now time.Duration) {
+	v.swept = now
+	ttl := min(markerTTL, v.maxAge)
+	var markers []uint64
 	for k, e := range v.entries {
-		if now-e.read > v.maxAge {
+		switch {
+		case e.gone && now-e.read > ttl, !e.gone && now-e.read > v.maxAge:
 			delete(v.entries, k)
 			if e.gone {
 				v.dropped = max(v.dropped, e.seq)
 			}
+		case e.gone:
+			markers = append(markers, e.seq)
 		}
 	}
+	if len(markers) <= maxMarkers {
+		return
+	}
+	slices.Sort(markers)
+	cut := markers[len(markers)-maxMarkers-1] // the newest marker to go
+	for k, e := range v.entries {
+		if e.gone && e.seq <= cut {
+			delete(v.entries, k)
+		}
+	}
+	v.dropped = max(v.dropped, cut)
 }
+
+// Markers (forget) need to live only as long as a read that began before
+// them can still be in flight, and expiring one early is always safe:
+// sweeping a marker moves dropped up to its seq, so every read that began
+// before it stores nothing (a miss, never a stale entry). They expire
+// after markerTTL, and past maxMarkers the oldest go, so 404s and writes
+// with no stored read in between hold bounded memory.
+const (
+	markerTTL  = 30 * time.Second
+	maxMarkers = 10_000
+)

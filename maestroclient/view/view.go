@@ -47,7 +47,8 @@ type View struct {
 	// that began at a token before dropped stores nothing; one that began
 	// before its bundle's entry or marker changed stores nothing either.
 	seq, dropped uint64
-	observed     uint64 // reads stored, for sweep
+	changes      uint64        // reads stored and markers left, for sweep
+	swept        time.Duration // since epoch: the last sweep
 
 	dict atomic.Pointer[dictionary] // set by the first pack (pack.go)
 

@@ -206,3 +206,19 @@ batch
 rbac.authorization.k8s.io
 {{- end -}}
 {{- end }}
+
+{{/*
+The rules of the adapter's Role or ClusterRole: the kubernetes transport's
+verbs on each of rbac.resources, then rbac.rules as given ([] when none).
+*/}}
+{{- define "bundle-adapter.rbacRules" -}}
+{{- range .Values.rbac.resources }}
+  - apiGroups: ["{{ include "bundle-adapter.apiGroup" . }}"]
+    resources: ["{{ . }}"]
+    verbs: ["get", "list", "create", "patch", "delete"]
+{{- end }}
+{{- with .Values.rbac.rules }}
+{{- toYaml . | nindent 2 }}
+{{- end }}
+{{- if not (or .Values.rbac.resources .Values.rbac.rules) }} []{{ end }}
+{{- end }}
