@@ -29,14 +29,14 @@ const (
 // Reasons reported in bundle outcomes (and used by the example configs in
 // status conditions).
 const (
-	ReasonCreated               = "Created"
-	ReasonUpdated               = "Updated"
-	ReasonUnchanged             = "Unchanged"
+	ReasonCreated   = "Created"
+	ReasonUpdated   = "Updated"
+	ReasonUnchanged = "Unchanged"
 	// ReasonAdopted: unchanged, and the observed object carried no
 	// fingerprint annotation: another writer (hyperfleet-adapter, a
 	// person) made it with the content this adapter would write, so it is
 	// adopted without a write.
-	ReasonAdopted = "Adopted"
+	ReasonAdopted               = "Adopted"
 	ReasonRecreated             = "Recreated"
 	ReasonRecreationPending     = "RecreationPending"
 	ReasonRecreationStalled     = "RecreationStalled"
