@@ -54,7 +54,7 @@ func planServe(cfg *config.Config, log *slog.Logger) (*startPlan, error) {
 		if o.Kubeconfig != "" {
 			kc, err := kubeclient.New(o)
 			if err != nil {
-				errs = append(errs, fmt.Errorf("kubernetes client (clients.kubernetes): %w", err))
+				errs = append(errs, fmt.Errorf("kubernetes client (clients.kubernetes.kube_config_path): %w", err))
 			}
 			p.kubeClient = kc
 		}
