@@ -100,7 +100,7 @@ func (s *Shadow) statusDecision(ctx context.Context, w Write) (Decision, error) 
 	if name == "" {
 		name = s.o.Adapter
 	}
-	resp, err := s.o.API.Do(ctx, adapter.APIRequest{Method: http.MethodGet, URL: w.URL})
+	resp, err := s.o.API.Do(ctx, adapter.APIRequest{Method: http.MethodGet, URL: w.URL, Headers: w.Headers})
 	if err == nil && resp.Status != http.StatusOK && resp.Status != http.StatusNotFound {
 		err = &adapter.APIError{Method: http.MethodGet, URL: w.URL, Status: resp.Status, Body: string(resp.Body)}
 	}

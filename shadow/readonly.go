@@ -105,7 +105,7 @@ func (r readOnlyAPI) Do(ctx context.Context, req adapter.APIRequest) (adapter.AP
 	if isRead(req.Method) {
 		return r.a.Do(ctx, req)
 	}
-	record(ctx, Write{Boundary: "api", Verb: req.Method, URL: req.URL, Body: append([]byte(nil), req.Body...)})
+	record(ctx, Write{Boundary: "api", Verb: req.Method, URL: req.URL, Body: append([]byte(nil), req.Body...), Headers: req.Headers})
 	return adapter.APIResponse{Status: http.StatusOK, Body: []byte("{}")}, nil
 }
 

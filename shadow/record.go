@@ -19,8 +19,10 @@ type Write struct {
 	// Diff lists the fields that differ between the desired object and the
 	// live one ("(absent)" for a create), at most maxDiffs of them.
 	Diff []string
-	// Body is an API request's body.
-	Body []byte
+	// Body is an API request's body; Headers its headers (never logged),
+	// sent again with the read of the live status.
+	Body    []byte
+	Headers map[string]string
 }
 
 // Log collects the writes one event would have made. Safe for concurrent
