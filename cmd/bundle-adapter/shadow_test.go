@@ -218,3 +218,25 @@ func liveBundles(t *testing.T, store *memmaestro.Store) []string {
 	}
 	return out
 }
+
+// serve --shadow gets to connecting with a shadow plan on the -shadow
+// queue; serve without it, with the live queue.
+func TestServeShadowFlagPlansAShadowReplica(t *testing.T) {
+	reached := stopBeforeConnecting(t)
+	files := []string{"-c", ex + "onprem/adapter-config.yaml", "-t", ex + "onprem/task-config.yaml", "--broker-config", ex + "onprem/broker.yaml"}
+	for _, shadowMode := range []bool{false, true} {
+		args := append([]string{"serve", "--listen", "127.0.0.1:0", "--metrics-listen", ""}, files...)
+		if shadowMode {
+			args = append(args, "--shadow")
+		}
+		code, _, errOut := runCLI(t, args...)
+		plan := reached()
+		if code != 0 || plan == nil {
+			t.Fatalf("shadow=%v: exit %d, reached connecting %v\n%s", shadowMode, code, plan != nil, errOut)
+		}
+		name := plan.subscriptionName()
+		if plan.shadow != shadowMode || strings.HasSuffix(name, shadowSuffix) != shadowMode {
+			t.Errorf("shadow=%v: plan shadow %v, consumes %q", shadowMode, plan.shadow, name)
+		}
+	}
+}
