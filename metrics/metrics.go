@@ -23,6 +23,7 @@ type Metrics struct {
 	eventDuration   prometheus.Histogram
 	bundleOps       *prometheus.CounterVec
 	adopted         *prometheus.CounterVec
+	shadow          *prometheus.CounterVec
 	pendingDeletion prometheus.Gauge
 	stalled         prometheus.Gauge
 	maestroRequests *prometheus.CounterVec
@@ -49,6 +50,7 @@ func New() *Metrics {
 	m.eventDuration = f.histogram("event_duration_seconds", "Time to run one event through the pipeline.")
 	m.bundleOps = f.counterVec("bundle_operations_total", "Bundle outcomes by operation (create, update, unchanged, recreate, delete) and state (done, pending, stalled, failed).", "operation", "state")
 	m.adopted = f.counterVec("bundles_adopted_total", "Bundles (or kubernetes objects) decided unchanged without a write although they carried no fingerprint: another writer (hyperfleet-adapter before a cut-over, a person) made them with the content this adapter would write (reason Adopted), by transport (maestro, kubernetes).", "transport")
+	m.shadow = f.counterVec("shadow_decisions_total", "serve --shadow: what this adapter would have done, per resource (its operation) and per status report (status) or other API write (api), and whether that agrees with what is live (agrees=true: no write for the resource; the same status conditions as the API holds).", "operation", "agrees")
 	m.pendingDeletion = f.gauge("bundles_pending_deletion", "Bundles this process last saw with a deletion pending or stalled.")
 	m.stalled = f.gauge("bundles_deletion_stalled", "Bundles this process last saw with a deletion past its deadline.")
 	m.maestroRequests = f.counterVec("maestro_requests_total", "Maestro calls by verb and result code.", "verb", "code")

@@ -30,6 +30,8 @@ type startPlan struct {
 	kubeClient *kubeclient.Client
 	rabbitmq   *rabbitmq.Options // the broker's consumer: one of these two
 	pubsub     *pubsub.Options
+	// shadow: serve --shadow (useShadow).
+	shadow bool
 }
 
 // planServe checks cfg as serve's start-up would, without the network:

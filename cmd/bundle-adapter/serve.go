@@ -31,6 +31,7 @@ type serveFlags struct {
 	configFlags
 	listen        string
 	metricsListen string
+	shadow        bool
 	dryRun        dryRunFlags // HyperFleet adapter's --dry-run-* flags
 }
 
@@ -51,6 +52,7 @@ subscriber.shutdown_timeout, give the rest back to the broker.`,
 	f.register(cmd, true)
 	cmd.Flags().StringVar(&f.listen, "listen", ":8080", "address of the health server (/healthz, /readyz, /config, /metrics)")
 	cmd.Flags().StringVar(&f.metricsListen, "metrics-listen", ":9090", "address of the metrics server (/metrics); empty: none")
+	cmd.Flags().BoolVar(&f.shadow, "shadow", false, "shadow mode: consume <subscription_id>-shadow, run every event, write nothing (no Maestro, Kubernetes or HyperFleet API write) and count whether each decision agrees with what is live (bundle_adapter_shadow_decisions_total)")
 	f.registerDryRun(cmd)
 	return cmd
 }
@@ -82,7 +84,7 @@ func (f *serveFlags) run(cmd *cobra.Command) error {
 	logConfig(cfg, log)
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	return serve(ctx, cfg, listeners{health: f.listen, metrics: f.metricsListen}, log)
+	return serve(ctx, cfg, listeners{health: f.listen, metrics: f.metricsListen}, f.shadow, log)
 }
 
 // listeners are the addresses serve listens on; an empty metrics address
@@ -91,11 +93,17 @@ type listeners struct{ health, metrics string }
 
 // serve checks cfg as validate does (planServe), then runs until ctx is
 // done and shuts down gracefully. A config planServe refuses is exit code
-// 2, as validate's.
-func serve(ctx context.Context, cfg *config.Config, listen listeners, log *slog.Logger) error {
+// 2, as validate's. With shadow, the plan is a shadow replica's
+// (startPlan.useShadow).
+func serve(ctx context.Context, cfg *config.Config, listen listeners, shadow bool, log *slog.Logger) error {
 	plan, err := planServe(cfg, log)
 	if err != nil {
 		return &exitError{code: exitInvalidConfig, err: err}
+	}
+	if shadow {
+		plan.useShadow()
+		log = log.With("mode", "shadow")
+		log.Info("shadow mode: nothing is written; decisions are compared with what is live", "subscription", plan.subscriptionName())
 	}
 	return servePlanned(ctx, cfg, plan, listen, log)
 }
@@ -139,14 +147,14 @@ func runPlan(ctx context.Context, cfg *config.Config, plan *startPlan, listen li
 		}
 		opts.Kube = m.Kube(kc)
 	}
-	pipeline, err := adapter.New(opts)
+	process, err := newProcess(opts, plan.shadow, m, log)
 	if err != nil {
 		return err
 	}
 	sub := cfg.Broker.Subscriber
 	delivery := cfg.Broker.Settings.Delivery
 	d, err := broker.NewDispatcher(broker.DispatcherOptions{
-		Process: pipeline.Run, Decode: broker.Decode, Workers: sub.Parallelism, EventTimeout: sub.EventTimeout.D(),
+		Process: process, Decode: broker.Decode, Workers: sub.Parallelism, EventTimeout: sub.EventTimeout.D(),
 		MaxDeliveries: delivery.MaxDeliveries, MinBackoff: delivery.MinBackoff.D(), MaxBackoff: delivery.MaxBackoff.D(),
 		Hooks: m.Hooks(), Logger: log, Tracer: tp.Tracer(),
 	})

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/metrics"
+	"github.com/bundle-adapter/bundle-adapter/shadow"
+)
+
+// shadowSuffix ends the subscription id (and a named Pub/Sub subscription)
+// of a shadow replica.
+const shadowSuffix = "-shadow"
+
+// useShadow makes p a shadow replica's plan: its queue or subscription is
+// its own on the same exchange or topic, so it never takes a message from
+// the live adapter. The subscription id gets the suffix "-shadow" (the
+// RabbitMQ queue "<topic>-<subscription_id>-shadow", the Pub/Sub
+// subscription "<subscription_id>-shadow"), and so does a Pub/Sub
+// subscription the broker config names; a name that already ends in
+// "-shadow" is kept, so a config can name the shadow queue itself.
+func (p *startPlan) useShadow() {
+	p.shadow = true
+	if p.rabbitmq != nil {
+		p.rabbitmq.SubscriptionID = withShadowSuffix(p.rabbitmq.SubscriptionID)
+	}
+	if p.pubsub != nil {
+		p.pubsub.SubscriptionID = withShadowSuffix(p.pubsub.SubscriptionID)
+		if p.pubsub.Subscription != "" {
+			p.pubsub.Subscription = withShadowSuffix(p.pubsub.Subscription)
+		}
+	}
+}
+
+func withShadowSuffix(name string) string {
+	if strings.HasSuffix(name, shadowSuffix) {
+		return name
+	}
+	return name + shadowSuffix
+}
+
+// subscriptionName is the queue or subscription the plan consumes.
+func (p *startPlan) subscriptionName() string {
+	switch {
+	case p.rabbitmq != nil:
+		return p.rabbitmq.QueueName()
+	case p.pubsub != nil:
+		return p.pubsub.SubscriptionName()
+	}
+	return ""
+}
+
+// newProcess builds the pipeline of opts and returns what the dispatcher
+// runs per event: the pipeline itself, or with shadow, the pipeline over
+// read-only boundaries (shadowOptions) inside shadow.Process, which counts
+// its decisions on m.
+func newProcess(opts adapter.Options, shadowMode bool, m *metrics.Metrics, log *slog.Logger) (func(context.Context, adapter.Event) *adapter.Result, error) {
+	if !shadowMode {
+		p, err := adapter.New(opts)
+		if err != nil {
+			return nil, err
+		}
+		return p.Run, nil
+	}
+	opts = shadowOptions(opts)
+	p, err := adapter.New(opts)
+	if err != nil {
+		return nil, err
+	}
+	s, err := shadow.New(shadow.Options{Run: p.Run, API: opts.API, Adapter: opts.Adapter.Name, Count: m.ShadowDecision, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	return s.Process, nil
+}
+
+// shadowOptions wraps the three boundaries of opts in the read-only
+// decorators of package shadow: no write of the pipeline can reach
+// Maestro, the API server or the HyperFleet API.
+func shadowOptions(opts adapter.Options) adapter.Options {
+	if opts.Maestro != nil {
+		opts.Maestro = shadow.Maestro(opts.Maestro)
+	}
+	if opts.Kube != nil {
+		opts.Kube = shadow.Kube(opts.Kube)
+	}
+	if opts.API != nil {
+		opts.API = shadow.API(opts.API)
+	}
+	return opts
+}
