@@ -20,6 +20,8 @@ type AdapterOptions struct {
 	Bin string
 	// Files are the three config files; required.
 	Files Files
+	// Args are more serve flags, after the harness's own (e.g. --shadow).
+	Args []string
 	// Env is added to the harness's own environment (KEY=value).
 	Env []string
 	// LogPath receives the adapter's stdout and stderr, truncated first;
@@ -58,6 +60,7 @@ func StartAdapter(o AdapterOptions) (*Adapter, error) {
 	}
 	a.cmd = exec.Command(o.Bin, "serve", "--config", o.Files.Adapter, "--task-config", o.Files.Task,
 		"--broker-config", o.Files.Broker, "--listen", listen, "--metrics-listen", "")
+	a.cmd.Args = append(a.cmd.Args, o.Args...)
 	a.cmd.Env = append(os.Environ(), o.Env...)
 	a.cmd.Stdout, a.cmd.Stderr = logFile, logFile
 	if o.OwnProcessGroup {

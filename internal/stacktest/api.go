@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,6 +35,9 @@ type APIOptions struct {
 //
 //	GET <ClustersPath>{id}           the cluster stored by SetCluster, else 404
 //	PUT <ClustersPath>{id}/statuses  recorded (or handed to OnStatus), 200 {}
+//	GET <ClustersPath>{id}/statuses  {"items": [...]}: the newest status of each
+//	                                 adapter (by its "adapter" field), seeded
+//	                                 (SeedStatus) or recorded
 //	any other path outside ClustersPath: 200 (the adapter's readiness probe)
 //
 // (with APIOptions.Token, 401 under ClustersPath without the bearer token)
@@ -51,6 +55,7 @@ type API struct {
 	mu       sync.Mutex
 	clusters map[string]map[string]any
 	statuses map[string][]map[string]any
+	seeded   map[string][]map[string]any
 	gets     int
 	puts     int
 	failPuts int
@@ -66,7 +71,7 @@ func StartAPI(o APIOptions) (*API, error) {
 		return nil, err
 	}
 	a := &API{URL: "http://" + ln.Addr().String(), o: o,
-		clusters: map[string]map[string]any{}, statuses: map[string][]map[string]any{}}
+		clusters: map[string]map[string]any{}, statuses: map[string][]map[string]any{}, seeded: map[string][]map[string]any{}}
 	a.srv = &http.Server{Handler: http.HandlerFunc(a.serve), ReadHeaderTimeout: 5 * time.Second,
 		ConnState: func(_ net.Conn, s http.ConnState) {
 			if s == http.StateNew {
@@ -98,6 +103,8 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) {
 		a.getCluster(w, id)
 	case r.Method == http.MethodPut && sub == "statuses":
 		a.putStatus(w, r, id)
+	case r.Method == http.MethodGet && sub == "statuses":
+		a.getStatuses(w, id)
 	default:
 		http.NotFound(w, r)
 	}
@@ -164,6 +171,42 @@ func writeJSON(w http.ResponseWriter, code int, body string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_, _ = io.WriteString(w, body)
+}
+
+// getStatuses answers the newest status of each adapter for id, seeded or
+// recorded, in HyperFleet's list shape.
+func (a *API) getStatuses(w http.ResponseWriter, id string) {
+	a.mu.Lock()
+	newest := map[string]map[string]any{}
+	var order []string
+	for _, s := range append(slices.Clone(a.seeded[id]), a.statuses[id]...) {
+		name, _ := s["adapter"].(string)
+		if _, seen := newest[name]; !seen {
+			order = append(order, name)
+		}
+		newest[name] = s
+	}
+	items := make([]map[string]any, 0, len(order))
+	for _, name := range order {
+		items = append(items, newest[name])
+	}
+	body, err := json.Marshal(map[string]any{"items": items})
+	a.mu.Unlock()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	writeJSON(w, http.StatusOK, string(body))
+}
+
+// SeedStatus stores a status for id as another adapter instance reported
+// it earlier (e.g. hyperfleet-adapter before a cut-over): GET of the
+// statuses answers it, but it is neither a PUT (Counts) nor recorded
+// (StatusCount, LastStatus).
+func (a *API) SeedStatus(id string, status map[string]any) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.seeded[id] = append(a.seeded[id], maps.Clone(status))
 }
 
 // SetCluster stores the cluster GET answers for id (replacing any).

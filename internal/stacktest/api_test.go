@@ -227,3 +227,26 @@ func TestAPIRequiresToken(t *testing.T) {
 		t.Errorf("Unauthorized() = %d, want 8", got)
 	}
 }
+
+// GET of a cluster's statuses answers the newest status of each adapter,
+// seeded or recorded; a seeded status is not a PUT and not recorded.
+func TestAPIStatusesListsNewestPerAdapter(t *testing.T) {
+	a := startAPI(t, APIOptions{})
+	a.SeedStatus("c1", map[string]any{"adapter": "old", "n": 1})
+	a.SeedStatus("c1", map[string]any{"adapter": "old", "n": 2})
+	if code, body := call(t, http.MethodGet, a.URL+ClustersPath+"c1/statuses", ""); code != 200 || body != `{"items":[{"adapter":"old","n":2}]}` {
+		t.Errorf("GET statuses after seeding: %d %s", code, body)
+	}
+	if _, puts := a.Counts(); puts != 0 || a.StatusCount("c1") != 0 || a.LastStatus("c1") != nil {
+		t.Errorf("seeding counted as a PUT: %d PUTs, %d recorded", puts, a.StatusCount("c1"))
+	}
+	call(t, http.MethodPut, a.URL+ClustersPath+"c1/statuses", `{"adapter":"new","n":3}`)
+	call(t, http.MethodPut, a.URL+ClustersPath+"c1/statuses", `{"adapter":"old","n":4}`)
+	want := `{"items":[{"adapter":"old","n":4},{"adapter":"new","n":3}]}`
+	if code, body := call(t, http.MethodGet, a.URL+ClustersPath+"c1/statuses", ""); code != 200 || body != want {
+		t.Errorf("GET statuses: %d %s, want %s", code, body, want)
+	}
+	if code, body := call(t, http.MethodGet, a.URL+ClustersPath+"c2/statuses", ""); code != 200 || body != `{"items":[]}` {
+		t.Errorf("GET statuses of a cluster without any: %d %s", code, body)
+	}
+}
