@@ -16,6 +16,10 @@ import (
 // watch, no update: granting them would be more than it uses.
 var transportVerbs = []string{"get", "list", "create", "patch", "delete"}
 
+// shadowVerbs are what a shadow release (shadow: true) sends: it reads and
+// never writes (package shadow).
+var shadowVerbs = []string{"get", "list"}
+
 // The RBAC template grants exactly the transport's verbs and says what
 // needs it (issue 28 #16: it granted watch and update and said the adapter
 // "needs no RBAC"). Read from the template itself: runs without helm.
@@ -32,14 +36,23 @@ func TestRBACTemplateVerbs(t *testing.T) {
 		}
 		src = append(src, b...)
 	}
-	verbs := regexp.MustCompile(`verbs: \[(.*)\]`).FindAllStringSubmatch(string(src), -1)
-	if len(verbs) == 0 {
+	lines := regexp.MustCompile(`verbs: .*`).FindAllString(string(src), -1)
+	if len(lines) == 0 {
 		t.Fatal("no verbs in the chart's templates")
 	}
-	want := `"` + strings.Join(transportVerbs, `", "`) + `"`
-	for _, v := range verbs {
-		if v[1] != want {
-			t.Errorf("verbs [%s], want exactly [%s]", v[1], want)
+	allowed := map[string]bool{
+		`"` + strings.Join(transportVerbs, `", "`) + `"`: true,
+		`"` + strings.Join(shadowVerbs, `", "`) + `"`:    true,
+	}
+	for _, line := range lines {
+		lists := regexp.MustCompile(`\[([^\]]*)\]`).FindAllStringSubmatch(line, -1)
+		if len(lists) == 0 {
+			t.Errorf("%s: no verb list", line)
+		}
+		for _, l := range lists {
+			if !allowed[l[1]] {
+				t.Errorf("verbs [%s], want exactly the transport's %v or a shadow's %v", l[1], transportVerbs, shadowVerbs)
+			}
 		}
 	}
 	if strings.Contains(string(src), "needs no RBAC") {
@@ -63,6 +76,8 @@ func TestRBACRendered(t *testing.T) {
 			[]string{"ClusterRole/", "ClusterRoleBinding/"}, true},
 		{"namespaced", []string{"rbac.create=true", "rbac.resources={configmaps,jobs}", "rbac.namespaces={tenant-a,tenant-b}"},
 			[]string{"Role/tenant-a", "RoleBinding/tenant-a", "Role/tenant-b", "RoleBinding/tenant-b"}, false},
+		{"shadow", []string{"shadow=true", "rbac.create=true", "rbac.resources={configmaps,jobs}"},
+			[]string{"ClusterRole/", "ClusterRoleBinding/"}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -107,9 +122,13 @@ func TestRBACRendered(t *testing.T) {
 				if len(role.Rules) != 2 {
 					t.Errorf("%s: %d rules, want one per resource", o.Kind, len(role.Rules))
 				}
+				want := transportVerbs
+				if c.name == "shadow" {
+					want = shadowVerbs
+				}
 				for _, r := range role.Rules {
-					if !slices.Equal(r.Verbs, transportVerbs) {
-						t.Errorf("%s %v: verbs %v, want %v", o.Kind, r.Resources, r.Verbs, transportVerbs)
+					if !slices.Equal(r.Verbs, want) {
+						t.Errorf("%s %v: verbs %v, want %v", o.Kind, r.Resources, r.Verbs, want)
 					}
 				}
 			}

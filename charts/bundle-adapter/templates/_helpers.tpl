@@ -209,13 +209,14 @@ rbac.authorization.k8s.io
 
 {{/*
 The rules of the adapter's Role or ClusterRole: the kubernetes transport's
-verbs on each of rbac.resources, then rbac.rules as given ([] when none).
+verbs on each of rbac.resources (a shadow release reads only: get, list),
+then rbac.rules as given ([] when none).
 */}}
 {{- define "bundle-adapter.rbacRules" -}}
 {{- range .Values.rbac.resources }}
   - apiGroups: ["{{ include "bundle-adapter.apiGroup" . }}"]
     resources: ["{{ . }}"]
-    verbs: ["get", "list", "create", "patch", "delete"]
+    verbs: {{ if $.Values.shadow }}["get", "list"]{{ else }}["get", "list", "create", "patch", "delete"]{{ end }}
 {{- end }}
 {{- with .Values.rbac.rules }}
 {{- toYaml . | nindent 2 }}
