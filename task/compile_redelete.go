@@ -29,9 +29,7 @@ func CompileRedelete(l *configfile.ErrorList, rule *LifecycleRule, path string) 
 		n := DefaultRedeletes
 		rule.Redeletes = &n
 	}
-	if n := *rule.Redeletes; n < 0 || n > MaxRedeletes {
-		l.Add(path+".redeletes", "must be between 0 and %d (config.MaxRedeletes), not %d", MaxRedeletes, n)
-	}
+	checkBound(l, path+".redeletes", "LifecycleRule.Redeletes", int64(*rule.Redeletes))
 	if rule.RedeleteWindow == 0 {
 		rule.RedeleteWindow = configfile.Duration(min(DefaultRedeleteWindow, rule.DeletionDeadline.D()/2))
 	}

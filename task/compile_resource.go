@@ -220,6 +220,8 @@ func CompileLifecycle(l *configfile.ErrorList, env *celenv.Env, r *Resource, pat
 
 func compileRule(l *configfile.ErrorList, env *celenv.Env, rule *LifecycleRule, path string, kube bool) {
 	compileWhen(l, env, rule.When, path+".when")
+	checkBound(l, path+".deletion_deadline", "LifecycleRule.DeletionDeadline", int64(rule.DeletionDeadline))
+	checkBound(l, path+".redelete_window", "LifecycleRule.RedeleteWindow", int64(rule.RedeleteWindow))
 	if rule.DeletionDeadline == 0 {
 		rule.DeletionDeadline = configfile.Duration(DefaultDeletionDeadline)
 	}

@@ -293,5 +293,9 @@ func compileAPICall(l *configfile.ErrorList, a *APICall, path, defaultMethod str
 	if a.RetryBackoff != "" {
 		configfile.OneOf(l, path+".retry_backoff", a.RetryBackoff, "exponential", "linear", "constant")
 	}
+	checkBound(l, path+".timeout", "APICall.Timeout", int64(a.Timeout))
+	if a.RetryAttempts < 0 {
+		checkBound(l, path+".retry_attempts", "APICall.RetryAttempts", int64(a.RetryAttempts))
+	}
 	configfile.CheckRetryAttempts(l, path+".retry_attempts", a.RetryAttempts)
 }
