@@ -158,6 +158,11 @@ build_kube() {
 
 cmd_build() {
 	command -v go >/dev/null || die "go not found in PATH"
+	# One build at a time (two test runs may ask together); a waiting build
+	# finds the binaries built and skips.
+	mkdir -p "${CACHE_ROOT}"
+	exec 9>"${CACHE_ROOT}/build.lock"
+	flock 9
 	build_etcd
 	build_kube
 	printf '%s\n' "${ETCD_BIN}" "${APISERVER_BIN}" "${KCM_BIN}" "${KUBECTL_BIN}"
