@@ -97,7 +97,10 @@ const (
 // number of workers. Events for the same resource key (data kind and id)
 // never run concurrently; a burst of events for one key that arrives while
 // one of them runs is coalesced into one run with the newest generation, and
-// all of them are settled after it.
+// all of them are settled after it. A redelivery that a newer event of its
+// key already carries forward is acked without running (supersededBy): the
+// dispatcher remembers the newest event per key, within SupersedeMaxKeys and
+// SupersedeMaxAge.
 type Dispatcher struct {
 	o   DispatcherOptions
 	log *slog.Logger
