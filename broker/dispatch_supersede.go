@@ -13,8 +13,13 @@ import (
 // forgotten SupersedeMaxAge after it was last taken or settled; past the
 // cap the entry touched longest ago is forgotten first. A forgotten entry
 // only means a redelivery runs as it did before (nothing is superseded), so
-// the bounds cost memory, never an event: about 200 bytes per key and 100
-// per event id, 30 MB at the caps.
+// the bounds cost memory, never an event: about 400 bytes per key with its
+// event id (UUID ids), 40 MB at the cap, 4 MB for a fleet of 10,000
+// resources. Event ids share the cap: when more than SupersedeMaxKeys events
+// are taken within the time an event waits for its redelivery (an outage
+// over 20,000 resources resent every 5 s passes it in 50 s), the older ids
+// are forgotten first, and their redeliveries are superseded only by a
+// higher generation.
 const (
 	SupersedeMaxKeys = 100_000
 	SupersedeMaxAge  = time.Hour
