@@ -17,7 +17,7 @@ import (
 // event id (UUID ids), 40 MB at the cap, 4 MB for a fleet of 10,000
 // resources. Event ids share the cap: when more than SupersedeMaxKeys events
 // are taken within the time an event waits for its redelivery (an outage
-// over 20,000 resources resent every 5 s passes it in 50 s), the older ids
+// over 10,000 resources resent every 5 s passes it in about 50 s), the older ids
 // are forgotten first, and their redeliveries are superseded only by a
 // higher generation.
 const (
