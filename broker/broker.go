@@ -10,7 +10,9 @@
 //     max_deliveries times, then dead-lettered;
 //   - a malformed or unroutable message is dead-lettered at once with the
 //     reason attached; it never crashes the adapter and never loops;
-//   - success with a pending deletion is a success (the next event continues).
+//   - success with a pending deletion is a success (the next event continues);
+//   - a redelivery that a newer event of its resource supersedes is acked
+//     without running (Dispatcher, SettledSuperseded).
 package broker
 
 import (

@@ -75,6 +75,9 @@ type Hooks struct {
 	Redelivered func()
 	// DeadLettered is called when a message is dead-lettered.
 	DeadLettered func(reason string)
+	// Superseded is called when a redelivered message is acked without
+	// running because a newer event of its resource was taken (supersede).
+	Superseded func()
 }
 
 // What was done with a message (how it was settled), as passed to
@@ -84,13 +87,20 @@ const (
 	SettledRetried      = "retried"
 	SettledDeadLettered = "dead_lettered"
 	SettledReleased     = "released"
+	// SettledSuperseded is a redelivery acked without running because a
+	// newer event of its resource was taken (supersede): in logs only, and
+	// counted by Hooks.Superseded, never passed to Hooks.Processed.
+	SettledSuperseded = "superseded"
 )
 
 // Dispatcher runs events from a Consumer through the pipeline with a fixed
 // number of workers. Events for the same resource key (data kind and id)
 // never run concurrently; a burst of events for one key that arrives while
 // one of them runs is coalesced into one run with the newest generation, and
-// all of them are settled after it.
+// all of them are settled after it. A redelivery that a newer event of its
+// key already carries forward is acked without running (supersededBy): the
+// dispatcher remembers the newest event per key, within SupersedeMaxKeys and
+// SupersedeMaxAge.
 type Dispatcher struct {
 	o   DispatcherOptions
 	log *slog.Logger
@@ -108,6 +118,10 @@ type Dispatcher struct {
 	room      *sync.Cond
 	held      int
 	heldBytes int
+
+	// mem remembers the newest event taken per resource key, for
+	// superseding redeliveries; guarded by mu.
+	mem *supersedeMemory
 }
 
 type keyState struct {
@@ -154,7 +168,7 @@ func NewDispatcher(o DispatcherOptions) (*Dispatcher, error) {
 	if o.MaxQueuedBytes < 1 {
 		o.MaxQueuedBytes = DefaultMaxQueuedBytes
 	}
-	d := &Dispatcher{o: o, log: o.Logger, keys: map[string]*keyState{}}
+	d := &Dispatcher{o: o, log: o.Logger, keys: map[string]*keyState{}, mem: newSupersedeMemory(SupersedeMaxKeys, SupersedeMaxAge)}
 	d.cond = sync.NewCond(&d.mu)
 	d.room = sync.NewCond(&d.mu)
 	return d, nil
@@ -173,7 +187,9 @@ func nextSeq() uint64 {
 }
 
 // Handle accepts a message from a Consumer: a malformed message is
-// dead-lettered at once, any other is queued under its resource key. It
+// dead-lettered at once, a redelivery that a newer event of its resource
+// supersedes is acked without running (supersededBy), any other is queued
+// under its resource key. It
 // waits only while the dispatcher holds MaxQueuedMessages or MaxQueuedBytes
 // (back-pressure), never for a pipeline run of its own. After Shutdown
 // began, messages are released, waiting ones included.
@@ -186,6 +202,11 @@ func (d *Dispatcher) Handle(m Message) {
 	key := resourceKey(ev)
 	size := len(m.Body())
 	d.mu.Lock()
+	if by, ok := d.supersededBy(key, m, ev); ok {
+		d.mu.Unlock()
+		d.supersede(m, ev, key, by)
+		return
+	}
 	for !d.closing && d.full(size) {
 		d.room.Wait()
 	}
@@ -201,7 +222,9 @@ func (d *Dispatcher) Handle(m Message) {
 		ks = &keyState{}
 		d.keys[key] = ks
 	}
-	ks.pending = append(ks.pending, &item{msg: m, ev: ev, seq: nextSeq()})
+	seq := nextSeq()
+	d.mem.take(key, ev, seq)
+	ks.pending = append(ks.pending, &item{msg: m, ev: ev, seq: seq})
 	d.markReady(key, ks)
 	d.mu.Unlock()
 }

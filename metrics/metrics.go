@@ -30,6 +30,7 @@ type Metrics struct {
 	kubeRequests    *prometheus.CounterVec
 	apiRequests     *prometheus.CounterVec
 	redeliveries    prometheus.Counter
+	superseded      prometheus.Counter
 	deadLetters     *prometheus.CounterVec
 	viewLookups     *prometheus.CounterVec
 	eventRequests   *prometheus.HistogramVec
@@ -57,6 +58,7 @@ func New() *Metrics {
 	m.kubeRequests = f.counterVec("kubernetes_requests_total", "Kubernetes API server calls of the kubernetes transport, by verb and result code.", "verb", "code")
 	m.apiRequests = f.counterVec("api_requests_total", "HyperFleet API calls by method and HTTP status (or error).", "method", "code")
 	m.redeliveries = f.counter("broker_redeliveries_total", "Messages handed back to the broker for redelivery.")
+	m.superseded = f.counter("events_superseded_total", "Redelivered messages acked without running because a newer event of the same resource was taken (acked, or still to run): a retry the newer event made unnecessary.")
 	m.deadLetters = f.counterVec("broker_dead_letters_total", "Messages dead-lettered, by kind (malformed, invalid, max_deliveries).", "kind")
 	m.viewLookups = f.counterVec("view_lookups_total", "Events whose pre-discovery consulted the bundle view, by result: hit (every bundle served by the view, unchanged, no Maestro request) or miss (Maestro read).", "result")
 	m.nullLeaves = f.counterVec("payload_null_leaves_total", "Payload leaves without a default whose expression failed and that were sent as null (hyperfleet-adapter's rule), by payload.", "payload")
@@ -96,12 +98,13 @@ func (f factory) histogram(name, help string) prometheus.Histogram {
 }
 
 // Hooks returns the dispatcher hooks that record events, bundle outcomes,
-// redeliveries and dead letters.
+// redeliveries, superseded redeliveries and dead letters.
 func (m *Metrics) Hooks() broker.Hooks {
 	return broker.Hooks{
 		Processed:    m.processed,
 		Redelivered:  m.redeliveries.Inc,
 		DeadLettered: m.deadLettered,
+		Superseded:   m.superseded.Inc,
 	}
 }
 

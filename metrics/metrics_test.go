@@ -128,3 +128,21 @@ func TestPayloadNullLeavesCounted(t *testing.T) {
 		t.Errorf("payload_null_leaves_total{payload=other} = %v, want 1", got)
 	}
 }
+
+// A redelivery acked as superseded is counted by
+// bundle_adapter_events_superseded_total, not as an event processed.
+func TestSupersededCounted(t *testing.T) {
+	m := New()
+	h := m.Hooks()
+	if h.Superseded == nil {
+		t.Fatal("no Superseded hook")
+	}
+	h.Superseded()
+	h.Superseded()
+	if got := testutil.ToFloat64(m.superseded); got != 2 {
+		t.Errorf("events_superseded_total = %v, want 2", got)
+	}
+	if got := testutil.CollectAndCount(m.events); got != 0 {
+		t.Errorf("events_total has %d series after superseded redeliveries only, want 0", got)
+	}
+}
