@@ -158,7 +158,10 @@ func defaultBrokerConfig() BrokerConfig {
 		Settings: BrokerSettings{
 			RabbitMQ:     RabbitMQ{PrefetchCount: 10},
 			GooglePubSub: GooglePubSub{AckDeadlineSeconds: 60, DeadLetterMaxAttempts: 5, MaxOutstandingMessages: 1000},
-			Delivery:     DeliveryRules{MaxDeliveries: 5, MinBackoff: configfile.Duration(1e9), MaxBackoff: configfile.Duration(60e9)},
+			// MinBackoff 10s: Sentinel resends a resource whose status is not
+			// current every 5-10 s, so a sooner redelivery repeats its retry;
+			// with superseding an API outage costs one run per Sentinel event.
+			Delivery: DeliveryRules{MaxDeliveries: 5, MinBackoff: configfile.Duration(10e9), MaxBackoff: configfile.Duration(60e9)},
 		},
 		Subscriber: SubscriberConfig{Parallelism: 4, ShutdownTimeout: configfile.Duration(30e9), EventTimeout: configfile.Duration(DefaultEventTimeout)},
 	}

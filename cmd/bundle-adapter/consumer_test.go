@@ -54,7 +54,7 @@ func TestPubSubKeysReachTheConsumer(t *testing.T) {
 	}
 	chart := pubsubOptions(loadWithBroker(t, "broker-googlepubsub-chart.yaml"), slog.New(slog.DiscardHandler))
 	if !chart.DoNotCreateTopicIfMissing || !chart.DoNotCreateSubscriptionIfMissing || chart.DeadLetterTopic != "hf-clusters-dead" ||
-		chart.ExpirationTTL == nil || *chart.ExpirationTTL != 0 || chart.MinBackoff != time.Second || chart.MaxBackoff != time.Minute {
+		chart.ExpirationTTL == nil || *chart.ExpirationTTL != 0 || chart.MinBackoff != 10*time.Second || chart.MaxBackoff != time.Minute {
 		t.Errorf("chart: %+v", chart)
 	}
 	// The adapter config's topic wins over the broker file's.
