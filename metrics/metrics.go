@@ -32,6 +32,7 @@ type Metrics struct {
 	redeliveries    prometheus.Counter
 	deadLetters     *prometheus.CounterVec
 	viewLookups     *prometheus.CounterVec
+	viewList        *viewLists
 	eventRequests   *prometheus.HistogramVec
 	nullLeaves      *prometheus.CounterVec
 
@@ -59,6 +60,7 @@ func New() *Metrics {
 	m.redeliveries = f.counter("broker_redeliveries_total", "Messages handed back to the broker for redelivery.")
 	m.deadLetters = f.counterVec("broker_dead_letters_total", "Messages dead-lettered, by kind (malformed, invalid, max_deliveries).", "kind")
 	m.viewLookups = f.counterVec("view_lookups_total", "Events whose pre-discovery consulted the bundle view, by result: hit (every bundle served by the view, unchanged, no Maestro request) or miss (Maestro read).", "result")
+	m.viewList = newViewLists(f)
 	m.nullLeaves = f.counterVec("payload_null_leaves_total", "Payload leaves without a default whose expression failed and that were sent as null (hyperfleet-adapter's rule), by payload.", "payload")
 	m.eventRequests = prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: "bundle_adapter", Name: "event_maestro_requests",
 		Help:    "Maestro requests one event made, by whether every bundle of the event was unchanged (unchanged=true). Sum over count of unchanged=\"true\" is the Maestro requests per unchanged event.",
