@@ -29,8 +29,8 @@ const (
 	listSlackPages = 10
 )
 
-// ListPage receives one page of List: works[i] is the bundle keys[i]
-// names, as Get would return it (a bundle being deleted too, with its
+// ListPage receives each page of List, one call per request (an empty
+// page too): works[i] is the bundle keys[i] names, as Get would return it (a bundle being deleted too, with its
 // deletionTimestamp). An error stops List, which returns it.
 type ListPage func(keys []adapter.BundleKey, works []*workv1.ManifestWork) error
 
@@ -126,10 +126,8 @@ func (l *lister) next(ctx context.Context, n int) (bool, error) {
 			fmt.Errorf("%w: resource bundle list: page %d repeats the page before", adapter.ErrInvalid, n))
 	}
 	l.prev = ids
-	if len(keys) > 0 {
-		if err := l.page(keys, works); err != nil {
-			return false, err
-		}
+	if err := l.page(keys, works); err != nil { // an empty page too: one call a request
+		return false, err
 	}
 	l.stats.Bundles += len(keys)
 	return len(got.Items) >= l.size, nil

@@ -11,7 +11,8 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/adapter"
 )
 
-// ListFunc lists every bundle of this source, handing each page to page
+// ListFunc lists every bundle of this source, handing each page (one call
+// a request, an empty page too) to page
 // (keys[i] names works[i]) as it arrives; maestroclient's Pool.List with
 // a page size. An error of page stops it and is returned.
 type ListFunc func(ctx context.Context, page func(keys []adapter.BundleKey, works []*workv1.ManifestWork) error) error
