@@ -48,6 +48,9 @@ type Refresher struct {
 	v    *View
 	o    RefresherOptions
 	kick chan struct{} // a (re)subscription: list now
+	// synced: the view was synced when the refresher was made (Options.Synced),
+	// so Run lists at once instead of waiting for a subscription's kick.
+	synced bool
 
 	fillOnce sync.Once
 	filled   chan struct{} // closed by the first List after the first subscription
@@ -68,7 +71,7 @@ func NewRefresher(v *View, o RefresherOptions) *Refresher {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Refresher{v: v, o: o, kick: make(chan struct{}, 1), filled: make(chan struct{})}
+	return &Refresher{v: v, o: o, kick: make(chan struct{}, 1), filled: make(chan struct{}), synced: v.Synced()}
 }
 
 // Subscribed drops the view (View.Subscribed) and has Run list now.
@@ -89,11 +92,12 @@ func (r *Refresher) Status(work *workv1.ManifestWork) { r.v.Status(work) }
 func (r *Refresher) Filled() <-chan struct{} { return r.filled }
 
 // Run lists until ctx ends: after every (re)subscription (the first List
-// waits for one unless the view is Synced), then every Every; a failed
+// waits for one unless the view was Synced at NewRefresher), then every
+// Every; a failed
 // or superseded List (a resubscription while it ran) is retried, a failed
 // one after a backoff that doubles up to MaxBackoff.
 func (r *Refresher) Run(ctx context.Context) {
-	if !r.v.Synced() {
+	if !r.synced {
 		select {
 		case <-r.kick:
 		case <-ctx.Done():
