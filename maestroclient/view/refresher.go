@@ -93,9 +93,8 @@ func (r *Refresher) Filled() <-chan struct{} { return r.filled }
 
 // Run lists until ctx ends: after every (re)subscription (the first List
 // waits for one unless the view was Synced at NewRefresher), then every
-// Every; a failed
-// or superseded List (a resubscription while it ran) is retried, a failed
-// one after a backoff that doubles up to MaxBackoff.
+// Every; a failed or superseded List (a resubscription while it ran) is
+// retried, a failed one after a backoff that doubles up to MaxBackoff.
 func (r *Refresher) Run(ctx context.Context) {
 	if !r.synced {
 		select {
