@@ -47,7 +47,10 @@ type ListStats struct {
 // size bundles a page (clamped to MinListPageSize..MaxListPageSize), and
 // hands each page to page as it arrives. Each page is one request through
 // the read slots, with its body bounded like GetBundles' and retried like
-// Get on ErrUnavailable. Paging ends at the first page shorter than size.
+// Get on ErrUnavailable. Paging ends at the first page shorter than size,
+// or one that reaches the count Maestro gave with it (so no empty last
+// page is asked for; a bundle created meanwhile may go unlisted, as offset
+// paging may skip one anyway).
 //
 // Offset paging under concurrent change may skip a bundle or list one
 // twice; a full page that repeats only bundles of the page before (a
@@ -130,7 +133,7 @@ func (l *lister) next(ctx context.Context, n int) (bool, error) {
 		return false, err
 	}
 	l.stats.Bundles += len(keys)
-	return len(got.Items) >= l.size, nil
+	return len(got.Items) >= l.size && n*l.size < got.Total, nil
 }
 
 // listAnswer is one decoded page of the resource bundle list.
