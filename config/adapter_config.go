@@ -141,9 +141,12 @@ type MaestroConfig struct {
 // holds, read within MaxAge, and would all decide unchanged makes no
 // Maestro request. MaxAge (default 5m) bounds how long a change no agent
 // reported on the status stream can go unseen; it never allows a write.
+// The view is filled and kept fresh by Lists of this source's bundles,
+// ListPageSize (default 500) bundles a request.
 type MaestroView struct {
-	Enabled bool                `yaml:"enabled"`
-	MaxAge  configfile.Duration `yaml:"max_age"`
+	Enabled      bool                `yaml:"enabled"`
+	MaxAge       configfile.Duration `yaml:"max_age"`
+	ListPageSize int                 `yaml:"list_page_size"`
 }
 
 // Keepalive configures gRPC keepalive pings to Maestro: a ping after Time

@@ -33,6 +33,7 @@ type Metrics struct {
 	superseded      prometheus.Counter
 	deadLetters     *prometheus.CounterVec
 	viewLookups     *prometheus.CounterVec
+	viewList        *viewLists
 	eventRequests   *prometheus.HistogramVec
 	nullLeaves      *prometheus.CounterVec
 
@@ -61,6 +62,7 @@ func New() *Metrics {
 	m.superseded = f.counter("events_superseded_total", "Redelivered messages acked without running because a newer event of the same resource was taken (acked, or still to run): a retry the newer event made unnecessary.")
 	m.deadLetters = f.counterVec("broker_dead_letters_total", "Messages dead-lettered, by kind (malformed, invalid, max_deliveries).", "kind")
 	m.viewLookups = f.counterVec("view_lookups_total", "Events whose pre-discovery consulted the bundle view, by result: hit (every bundle served by the view, unchanged, no Maestro request) or miss (Maestro read).", "result")
+	m.viewList = newViewLists(f)
 	m.nullLeaves = f.counterVec("payload_null_leaves_total", "Payload leaves without a default whose expression failed and that were sent as null (hyperfleet-adapter's rule), by payload.", "payload")
 	m.eventRequests = prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: "bundle_adapter", Name: "event_maestro_requests",
 		Help:    "Maestro requests one event made, by whether every bundle of the event was unchanged (unchanged=true). Sum over count of unchanged=\"true\" is the Maestro requests per unchanged event.",

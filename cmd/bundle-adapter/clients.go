@@ -1,10 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
 	"strings"
+
+	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
 	"github.com/bundle-adapter/bundle-adapter/config"
@@ -22,19 +25,31 @@ import (
 //
 // With maestro.view.enabled the pool feeds the returned view with its
 // status stream, and the returned Maestro feeds it with its reads (see
-// maestroclient/view); the view is nil otherwise and Maestro is the pool.
-func newMaestro(ctx context.Context, opts maestroclient.Options, vc config.MaestroView, log *slog.Logger) (*maestroclient.Pool, adapter.Maestro, adapter.BundleView, error) {
+// maestroclient/view); the returned refresher, which the caller runs,
+// fills the view with Lists of this source's bundles after every
+// (re)subscription and every max_age/2, reporting each to listed. The
+// view and the refresher are nil otherwise and Maestro is the pool.
+func newMaestro(ctx context.Context, opts maestroclient.Options, vc config.MaestroView, listed func(view.RefreshResult), log *slog.Logger) (*maestroclient.Pool, adapter.Maestro, adapter.BundleView, *view.Refresher, error) {
 	var v *view.View
+	var r *view.Refresher
+	var pool *maestroclient.Pool
 	if vc.Enabled {
 		v = view.New(view.Options{MaxAge: vc.MaxAge.D()})
-		opts.Status = v
+		size := cmp.Or(vc.ListPageSize, maestroclient.DefaultListPageSize)
+		r = view.NewRefresher(v, view.RefresherOptions{Logger: log, Listed: listed,
+			List: func(ctx context.Context, page func([]adapter.BundleKey, []*workv1.ManifestWork) error) error {
+				_, err := pool.List(ctx, size, page)
+				return err
+			}})
+		opts.Status = r
 	}
 	pool, err := maestroclient.NewPool(ctx, opts)
 	if err != nil || v == nil {
-		return pool, pool, nil, err
+		return pool, pool, nil, nil, err
 	}
-	log.Info("bundle view enabled: unchanged events skip their Maestro read", "max_age", vc.MaxAge.D().String())
-	return pool, view.Maestro(pool, v), v, nil
+	log.Info("bundle view enabled: unchanged events skip their Maestro read", "max_age", vc.MaxAge.D().String(),
+		"list_page_size", cmp.Or(vc.ListPageSize, maestroclient.DefaultListPageSize), "list_every", r.Every().String())
+	return pool, view.Maestro(pool, v), v, r, nil
 }
 
 // maestroOptions maps the adapter config onto the Maestro client options.

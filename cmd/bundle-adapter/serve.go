@@ -23,6 +23,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/internal/boundedhttp"
 	"github.com/bundle-adapter/bundle-adapter/kubeclient"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
+	"github.com/bundle-adapter/bundle-adapter/maestroclient/view"
 	"github.com/bundle-adapter/bundle-adapter/metrics"
 	"github.com/bundle-adapter/bundle-adapter/tracing"
 )
@@ -129,13 +130,16 @@ func runPlan(ctx context.Context, cfg *config.Config, plan *startPlan, listen li
 	opts := adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info,
 		API: m.API(newAPI(cfg.Adapter.Clients.HyperfleetAPI, tp)), Logger: log, Config: cfg.Adapter.Values(), Tracer: tp.Tracer()}
 	var mc *maestroclient.Pool
+	var refresher *view.Refresher
 	if plan.maestro != nil {
 		var fed adapter.Maestro
 		var err error
-		if mc, fed, opts.View, err = newMaestro(context.WithoutCancel(ctx), *plan.maestro, cfg.Adapter.Clients.Maestro.View, log); err != nil {
+		listed := func(r view.RefreshResult) { m.ViewListed(r.Pages, r.Bundles, r.Took, r.Err) }
+		if mc, fed, opts.View, refresher, err = newMaestro(context.WithoutCancel(ctx), *plan.maestro, cfg.Adapter.Clients.Maestro.View, listed, log); err != nil {
 			return fmt.Errorf("maestro client: %w", err)
 		}
 		defer mc.Close()
+		defer runRefresher(ctx, refresher)()
 		opts.Maestro = tracing.Maestro(m.Maestro(fed), tp.Tracer())
 	}
 	var kc *kubeclient.Client
@@ -166,7 +170,12 @@ func runPlan(ctx context.Context, cfg *config.Config, plan *startPlan, listen li
 		return err
 	}
 	defer closeConsumer()
-	srv, err := startHealth(listen.health, cfg, consumer, readinessChecks(mc, kc), m, log)
+	checks := readinessChecks(mc, kc)
+	consuming := make(chan struct{})
+	if refresher != nil {
+		checks["bundle_view"] = gateCheck(consuming)
+	}
+	srv, err := startHealth(listen.health, cfg, consumer, checks, m, log)
 	if err != nil {
 		return err
 	}
@@ -178,6 +187,10 @@ func runPlan(ctx context.Context, cfg *config.Config, plan *startPlan, listen li
 		}
 		defer msrv.Close()
 	}
+	if refresher != nil {
+		waitViewFilled(ctx, refresher.Filled(), viewFillWait(cfg.Adapter.Clients.Maestro.View.MaxAge.D()), log)
+	}
+	close(consuming)
 	return consumeUntilDone(ctx, d, consumer, sub.ShutdownTimeout.D(), log)
 }
 

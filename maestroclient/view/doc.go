@@ -1,19 +1,36 @@
 // Package view keeps an in-memory view of this source's bundles, so an
 // event whose bundles are unchanged needs no Maestro request at all.
 //
-// The view is fed three ways:
+// The view is fed four ways:
 //
 //   - Maestro's own answers: every Get and GetBundles that goes through the
 //     decorator returned by Maestro stores the bundle as read (a 404 forgets
 //     it). Only a read makes an entry: what a view hit hands to the adapter
 //     is exactly what a read returned, so CEL sees the same object.
+//   - Lists of this source's bundles (refresh.go, refresher.go): a List is a
+//     read of every bundle it names, as of some moment after it began. Its
+//     pages are stored as an Observe at the List's token would store them
+//     (BeginList, Refresh), each entry read at the List's start. The
+//     Refresher lists right after every (re)subscription, which is what
+//     refills the view it drops, and every MaxAge/2, so entries do not age
+//     out while Maestro answers. A List proves nothing about absence:
+//     paging under concurrent change may skip a bundle, so bundles it does
+//     not name are left to age out, never forgotten.
 //   - The source's status stream (sdk-go's subscription; see Status): the
 //     agent's status replaces an entry's status; a stream event that shows
 //     another spec (generation or fingerprint), a deletion (Deleting or
 //     Deleted condition) or a bundle the view cannot name forgets the entry.
 //   - The adapter's own writes: every Create, Update and Delete forgets the
 //     entry, since a write's answer is not what a read returns (no status, no
-//     server timestamps). The next event reads and refills it.
+//     server timestamps), and nothing orders it with another replica's write
+//     of the same bundle: the answer's version may already be overtaken
+//     when it arrives. The next List or read refills it.
+//
+// What each guarantees: a read or a List, what Maestro held at some moment
+// after it began (hence the token: anything the view learned after that
+// moment wins); the stream, only what an agent reported, and nothing while
+// it is not subscribed (hence the drop on every (re)subscription); a
+// write's answer, only that Maestro accepted the write (hence a forget).
 //
 // Lookup trusts an entry only while it is fresh (read within MaxAge; older
 // entries are swept as reads go on), the

@@ -27,8 +27,12 @@ func (v *View) Observe(t Token, consumer, name string, work *workv1.ManifestWork
 		v.Forget(consumer, name)
 		return
 	}
-	k := keyOf(consumer, strings.Clone(name))
-	e, ok := v.newEntry(work, v.since(v.clock()))
+	v.store(t, keyOf(consumer, strings.Clone(name)), work, v.since(v.clock()))
+}
+
+// store is Observe of a present bundle, read at read (since the epoch).
+func (v *View) store(t Token, k key, work *workv1.ManifestWork, read time.Duration) {
+	e, ok := v.newEntry(work, read)
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if !ok {
@@ -41,7 +45,7 @@ func (v *View) Observe(t Token, consumer, name string, work *workv1.ManifestWork
 	v.seq++
 	e.seq = v.seq
 	v.entries[k] = &e
-	v.changed(e.read)
+	v.changed(v.since(v.clock()))
 }
 
 // changed counts one change of the entries (a stored read or a marker) and

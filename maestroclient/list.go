@@ -1,0 +1,185 @@
+package maestroclient
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+)
+
+// Page sizes of List: Maestro answers at most 65,500 items a page; a page
+// of MaxListPageSize bundles of a few KB each is a few tens of MB of JSON.
+const (
+	MinListPageSize     = 10
+	MaxListPageSize     = 5000
+	DefaultListPageSize = 500
+)
+
+// maxListBundles bounds what one List pages through: past it (or past
+// the count Maestro gave with the first page, plus listSlackPages) the
+// paging is taken as never-ending and List fails.
+const (
+	maxListBundles = 1_000_000
+	listSlackPages = 10
+)
+
+// ListPage receives each page of List, one call per request (an empty
+// page too): works[i] is the bundle keys[i] names, as Get would return it (a bundle being deleted too, with its
+// deletionTimestamp). An error stops List, which returns it.
+type ListPage func(keys []adapter.BundleKey, works []*workv1.ManifestWork) error
+
+// ListStats says what one List read: Pages requests, Bundles handed to the
+// ListPage, Skipped items not handed (a bundle whose id is not the one this
+// source gives its consumer and name: Get of that name would not read it).
+type ListStats struct {
+	Pages, Bundles, Skipped int
+}
+
+// List reads every bundle of this source (Options.SourceID), of all
+// consumers, through Maestro's REST list (GET
+// /api/maestro/v1/resource-bundles?search=source='...'&orderBy=id&page=N&size=M),
+// size bundles a page (clamped to MinListPageSize..MaxListPageSize), and
+// hands each page to page as it arrives. Each page is one request through
+// the read slots, with its body bounded like GetBundles' and retried like
+// Get on ErrUnavailable. Paging ends at the first page shorter than size,
+// or one that reaches the count Maestro gave with it (so no empty last
+// page is asked for; a bundle created meanwhile may go unlisted, as offset
+// paging may skip one anyway).
+//
+// Offset paging under concurrent change may skip a bundle or list one
+// twice; a full page that repeats only bundles of the page before (a
+// server that ignores the page) or paging that does not end within the count of
+// the first page plus listSlackPages (at most maxListBundles) fails with
+// ErrInvalid. The error names the page; pages handed before it stand.
+func (c *Client) List(ctx context.Context, size int, page ListPage) (ListStats, error) {
+	size = min(max(size, MinListPageSize), MaxListPageSize)
+	if strings.ContainsAny(c.opts.SourceID, `'"\`) {
+		return ListStats{}, wrapCall("list", "*", "*", fmt.Errorf("%w: source id %q cannot be searched", adapter.ErrInvalid, c.opts.SourceID))
+	}
+	l := lister{c: c, size: size, page: page, maxPages: maxListBundles / size}
+	for n := 1; ; n++ {
+		if n > l.maxPages {
+			return l.stats, wrapCall("list", "*", "page "+strconv.Itoa(n),
+				fmt.Errorf("%w: paging did not end after %d pages of %d", adapter.ErrInvalid, l.maxPages, size))
+		}
+		more, err := l.next(ctx, n)
+		if err != nil {
+			return l.stats, err
+		}
+		if !more {
+			return l.stats, nil
+		}
+	}
+}
+
+// List reads every bundle of this source; see Client.List.
+func (p *Pool) List(ctx context.Context, size int, page ListPage) (ListStats, error) {
+	return p.clients[0].List(ctx, size, page)
+}
+
+// lister is the state of one List.
+type lister struct {
+	c        *Client
+	size     int
+	page     ListPage
+	maxPages int
+	stats    ListStats
+	prev     map[string]struct{} // the ids of the page before
+}
+
+// next reads page n and hands it on; false when it was the last.
+func (l *lister) next(ctx context.Context, n int) (bool, error) {
+	var got *listAnswer
+	err := l.c.call(ctx, "list", "*", "page "+strconv.Itoa(n), func(ctx context.Context) error {
+		var err error
+		got, err = l.c.rest.listPage(ctx, l.c.opts.SourceID, n, l.size)
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	l.stats.Pages++
+	if n == 1 {
+		l.maxPages = min(l.maxPages, got.Total/l.size+listSlackPages)
+	}
+	ids := make(map[string]struct{}, len(got.Items))
+	keys := make([]adapter.BundleKey, 0, len(got.Items))
+	works := make([]*workv1.ManifestWork, 0, len(got.Items))
+	repeated := 0
+	for _, item := range got.Items {
+		if _, ok := l.prev[item.id]; ok {
+			repeated++
+		}
+		ids[item.id] = struct{}{}
+		if item.id != l.c.bundleID(item.consumer, item.work.Name) {
+			l.stats.Skipped++
+			continue
+		}
+		keys = append(keys, adapter.BundleKey{Consumer: item.consumer, Name: item.work.Name})
+		works = append(works, item.work)
+	}
+	if len(got.Items) >= l.size && repeated == len(got.Items) {
+		return false, wrapCall("list", "*", "page "+strconv.Itoa(n),
+			fmt.Errorf("%w: resource bundle list: page %d repeats the page before", adapter.ErrInvalid, n))
+	}
+	l.prev = ids
+	if err := l.page(keys, works); err != nil { // an empty page too: one call a request
+		return false, err
+	}
+	l.stats.Bundles += len(keys)
+	return len(got.Items) >= l.size && n*l.size < got.Total, nil
+}
+
+// listAnswer is one decoded page of the resource bundle list.
+type listAnswer struct {
+	Total int
+	Items []listItem
+}
+
+type listItem struct {
+	id, consumer string
+	work         *workv1.ManifestWork
+}
+
+// listPage reads page n (from 1) of size bundles of source, ordered by id,
+// and decodes each item straight into a ManifestWork (decodeBundle).
+func (r *restReader) listPage(ctx context.Context, source string, n, size int) (*listAnswer, error) {
+	query := url.Values{"search": {"source = '" + source + "'"}, "orderBy": {"id"},
+		"page": {strconv.Itoa(n)}, "size": {strconv.Itoa(size)}}
+	body, err := r.get(ctx, "/api/maestro/v1/resource-bundles?"+query.Encode(), maxBundleResponse*int64(size))
+	if err != nil {
+		return nil, err
+	}
+	var list struct {
+		Total int               `json:"total"`
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(body, &list); err != nil {
+		return nil, fmt.Errorf("decode resource bundle list: %w", err)
+	}
+	if len(list.Items) > size {
+		return nil, fmt.Errorf("%w: resource bundle list: %d items on a page of %d", adapter.ErrInvalid, len(list.Items), size)
+	}
+	got := &listAnswer{Total: list.Total, Items: make([]listItem, 0, len(list.Items))}
+	for _, raw := range list.Items {
+		var head struct {
+			ID           string `json:"id"`
+			ConsumerName string `json:"consumer_name"`
+		}
+		if err := json.Unmarshal(raw, &head); err != nil {
+			return nil, fmt.Errorf("decode resource bundle list item: %w", err)
+		}
+		work, err := decodeBundle(raw)
+		if err != nil {
+			return nil, fmt.Errorf("decode resource bundle %s: %w", head.ID, err)
+		}
+		got.Items = append(got.Items, listItem{id: head.ID, consumer: head.ConsumerName, work: work})
+	}
+	return got, nil
+}

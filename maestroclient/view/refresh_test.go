@@ -1,0 +1,171 @@
+package view_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+)
+
+// list is one List of the bundle that begins now, reads Maestro's bundle,
+// lets change happen, and stores the page after took on the clock.
+func (h *harness) list(took time.Duration, change func()) {
+	l := h.view.BeginList()
+	w := h.current()
+	if change != nil {
+		change()
+	}
+	h.now = h.now.Add(took)
+	h.view.Refresh(l, []adapter.BundleKey{{Consumer: consumer, Name: name}}, []*workv1.ManifestWork{w})
+}
+
+// A List stores what it listed as a read at its start would: a listed
+// bundle is trusted, unless something the view learned after the List
+// began (a forget, a write, a drop, a stream change) is newer.
+func TestRefresh(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name  string
+		steps func(h *harness)
+		hit   bool
+		check func(t *testing.T, w *workv1.ManifestWork)
+	}{
+		{"listed after subscription: hit", func(h *harness) { h.view.Subscribed(); h.create(); h.list(0, nil) }, true, nil},
+		{"listed before any subscription: miss", func(h *harness) { h.create(); h.list(0, nil) }, false, nil},
+		{"list older than a forget: miss", func(h *harness) {
+			h.view.Subscribed()
+			h.create()
+			h.list(0, func() { h.view.Forget(consumer, name) })
+		}, false, nil},
+		{"list older than an own update: miss", func(h *harness) {
+			h.view.Subscribed()
+			h.create()
+			h.list(0, func() { _, _ = h.m.Update(ctx, consumer, h.current(), fixture(h.t)) })
+		}, false, nil},
+		{"list older than an own delete: miss", func(h *harness) {
+			h.view.Subscribed()
+			h.create()
+			h.list(0, func() { _ = h.m.Delete(ctx, consumer, name) })
+		}, false, nil},
+		{"list older than a resubscription: miss", func(h *harness) {
+			h.view.Subscribed()
+			h.create()
+			h.list(0, h.view.Subscribed)
+		}, false, nil},
+		{"list older than a stream update of another spec: miss", func(h *harness) {
+			h.view.Subscribed()
+			h.create()
+			h.read()
+			h.list(0, func() {
+				w := h.current()
+				w.Generation++
+				h.view.Status(w)
+			})
+		}, false, nil},
+		{"list older than a stream status keeps the stream's: hit, new status", func(h *harness) {
+			h.view.Subscribed()
+			h.create()
+			h.read()
+			h.list(0, func() { h.view.Status(withCondition(h.current(), workv1.WorkAvailable)) })
+		}, true, func(t *testing.T, w *workv1.ManifestWork) {
+			if !meta.IsStatusConditionTrue(w.Status.Conditions, workv1.WorkAvailable) {
+				t.Errorf("an older list overwrote the stream's status: %+v", w.Status.Conditions)
+			}
+		}},
+		{"list older than a read keeps the read: hit", func(h *harness) {
+			h.view.Subscribed()
+			h.create()
+			h.list(0, h.read)
+		}, true, nil},
+		{"listed while deleting: stored, not trusted: miss", func(h *harness) {
+			h.view.Subscribed()
+			h.create()
+			_ = h.store.Delete(ctx, consumer, name)
+			h.list(0, nil)
+		}, false, nil},
+		{"listed entry is read at the list's start: within MaxAge of it: hit", func(h *harness) {
+			h.view.Subscribed()
+			h.create()
+			h.list(50*time.Second, nil)
+			h.now = h.now.Add(10 * time.Second)
+		}, true, nil},
+		{"listed entry is read at the list's start: past MaxAge of it: miss", func(h *harness) {
+			h.view.Subscribed()
+			h.create()
+			h.list(50*time.Second, nil)
+			h.now = h.now.Add(11 * time.Second)
+		}, false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			tt.steps(h)
+			w, ok := h.view.Lookup(consumer, name)
+			if ok != tt.hit {
+				t.Fatalf("Lookup hit = %v, want %v", ok, tt.hit)
+			}
+			if tt.check != nil && ok {
+				tt.check(t, w)
+			}
+		})
+	}
+}
+
+// Lists every MaxAge/2 keep an entry trusted for as long as they go on;
+// an entry no List names is not forgotten by one, and ages out MaxAge
+// after its read.
+func TestRefreshKeepsEntriesFresh(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		listed bool
+		steps  int // lists, 30s apart (MaxAge 1m)
+		hit    bool
+	}{
+		{"listed every half MaxAge: hit after ten MaxAges", true, 20, true},
+		{"not listed, within MaxAge: hit", false, 2, true},
+		{"not listed, past MaxAge: miss", false, 3, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.view.Subscribed()
+			h.create()
+			h.read()
+			for range tt.steps {
+				h.now = h.now.Add(30 * time.Second)
+				l := h.view.BeginList()
+				keys := []adapter.BundleKey{{Consumer: consumer, Name: "another"}}
+				works := []*workv1.ManifestWork{fixture(t)}
+				works[0].Name = "another"
+				if tt.listed {
+					keys, works = append(keys, adapter.BundleKey{Consumer: consumer, Name: name}), append(works, h.current())
+				}
+				h.view.Refresh(l, keys, works)
+			}
+			if _, ok := h.view.Lookup(consumer, name); ok != tt.hit {
+				t.Fatalf("Lookup hit = %v, want %v", ok, tt.hit)
+			}
+			if _, ok := h.view.Lookup(consumer, "another"); !ok {
+				t.Error("the bundle listed last missed")
+			}
+		})
+	}
+}
+
+// Superseded says whether a List began before the last drop.
+func TestSuperseded(t *testing.T) {
+	h := newHarness(t)
+	h.view.Subscribed()
+	l := h.view.BeginList()
+	h.view.Forget(consumer, name)
+	if h.view.Superseded(l) {
+		t.Error("a forget supersedes a List")
+	}
+	h.view.Subscribed()
+	if !h.view.Superseded(l) {
+		t.Error("a resubscription does not supersede a List")
+	}
+}

@@ -1,0 +1,162 @@
+package view
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+)
+
+// ListFunc lists every bundle of this source, handing each page (one call
+// a request, an empty page too) to page
+// (keys[i] names works[i]) as it arrives; maestroclient's Pool.List with
+// a page size. An error of page stops it and is returned.
+type ListFunc func(ctx context.Context, page func(keys []adapter.BundleKey, works []*workv1.ManifestWork) error) error
+
+// RefreshResult is what one List of the refresher did, for metrics.
+type RefreshResult struct {
+	Pages, Bundles int
+	Took           time.Duration
+	Err            error
+}
+
+// RefresherOptions configures a Refresher.
+type RefresherOptions struct {
+	List ListFunc
+	// Every is the time between two successful Lists; zero means half
+	// the view's MaxAge, so an entry Maestro still holds never ages out.
+	Every time.Duration
+	// MinBackoff and MaxBackoff space the retries of a failed List
+	// (defaults 1s and 30s, MaxBackoff at most Every).
+	MinBackoff, MaxBackoff time.Duration
+	// Listed, when set, is called after every List.
+	Listed func(RefreshResult)
+	Logger *slog.Logger
+}
+
+// Refresher fills and refreshes a View with Lists of this source's
+// bundles: one right after every (re)subscription of the status stream
+// (which drops every entry), then one every Every; a failed List is
+// retried with backoff. It is the view's maestroclient.StatusSink: it
+// passes the stream on to the view and learns of subscriptions. Create it
+// with NewRefresher and run it with Run.
+type Refresher struct {
+	v    *View
+	o    RefresherOptions
+	kick chan struct{} // a (re)subscription: list now
+	// synced: the view was synced when the refresher was made (Options.Synced),
+	// so Run lists at once instead of waiting for a subscription's kick.
+	synced bool
+
+	fillOnce sync.Once
+	filled   chan struct{} // closed by the first List after the first subscription
+}
+
+// NewRefresher returns a refresher of v.
+func NewRefresher(v *View, o RefresherOptions) *Refresher {
+	if o.Every <= 0 {
+		o.Every = v.maxAge / 2
+	}
+	if o.MinBackoff <= 0 {
+		o.MinBackoff = time.Second
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = 30 * time.Second
+	}
+	o.MaxBackoff = max(min(o.MaxBackoff, o.Every), o.MinBackoff)
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Refresher{v: v, o: o, kick: make(chan struct{}, 1), filled: make(chan struct{}), synced: v.Synced()}
+}
+
+// Subscribed drops the view (View.Subscribed) and has Run list now.
+func (r *Refresher) Subscribed() {
+	r.v.Subscribed()
+	select {
+	case r.kick <- struct{}{}:
+	default: // a List is already due
+	}
+}
+
+// Status passes one stream event to the view (View.Status).
+func (r *Refresher) Status(work *workv1.ManifestWork) { r.v.Status(work) }
+
+// Filled is closed once a List that began after the first subscription
+// (or, for a view made Synced, the first List) has completed: from then on
+// the view holds every bundle Maestro listed.
+func (r *Refresher) Filled() <-chan struct{} { return r.filled }
+
+// Run lists until ctx ends: after every (re)subscription (the first List
+// waits for one unless the view was Synced at NewRefresher), then every
+// Every; a failed or superseded List (a resubscription while it ran) is
+// retried, a failed one after a backoff that doubles up to MaxBackoff.
+func (r *Refresher) Run(ctx context.Context) {
+	if !r.synced {
+		select {
+		case <-r.kick:
+		case <-ctx.Done():
+			return
+		}
+	}
+	backoff := r.o.MinBackoff
+	for {
+		wait := r.o.Every
+		switch err := r.refresh(ctx); {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			r.o.Logger.Warn("bundle view: list of this source's bundles failed; retrying", "backoff", backoff, "error", err)
+			wait, backoff = backoff, min(2*backoff, r.o.MaxBackoff)
+		default:
+			backoff = r.o.MinBackoff
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-r.kick:
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return
+		}
+		t.Stop()
+	}
+}
+
+// refresh is one List into the view. A List that a resubscription
+// superseded while it ran is not an error: the kick it left lists again.
+func (r *Refresher) refresh(ctx context.Context) error {
+	start := time.Now()
+	l := r.v.BeginList()
+	var res RefreshResult
+	res.Err = r.o.List(ctx, func(keys []adapter.BundleKey, works []*workv1.ManifestWork) error {
+		res.Pages++
+		res.Bundles += len(keys)
+		r.v.Refresh(l, keys, works)
+		return nil
+	})
+	res.Took = time.Since(start)
+	if r.o.Listed != nil {
+		r.o.Listed(res)
+	}
+	if res.Err != nil {
+		return res.Err
+	}
+	if r.v.Superseded(l) {
+		r.o.Logger.Info("bundle view: list superseded by a resubscription; listing again", "pages", res.Pages, "bundles", res.Bundles)
+		return nil
+	}
+	r.o.Logger.Debug("bundle view: listed this source's bundles", "pages", res.Pages, "bundles", res.Bundles, "took", res.Took)
+	r.fillOnce.Do(func() {
+		r.o.Logger.Info("bundle view: filled by the first list", "bundles", res.Bundles, "took", res.Took)
+		close(r.filled)
+	})
+	return nil
+}
+
+// Every is the time between two successful Lists.
+func (r *Refresher) Every() time.Duration { return r.o.Every }

@@ -1,0 +1,66 @@
+package maestroclient_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/maestroclient"
+	"github.com/bundle-adapter/bundle-adapter/maestroclient/view"
+)
+
+// A replica that starts with bundles already in Maestro (a restart):
+// the status stream's first subscription has the refresher List this
+// source's bundles, which fills the view in bundles/page-size REST
+// requests and no read per bundle; every listed bundle is then a hit, but
+// the one being deleted.
+func TestViewFilledByListRealMaestro(t *testing.T) {
+	s := requireServer(t)
+	ctx := t.Context()
+	source := unique("view-list")
+	consumers := []string{register(t, s, "vl"), register(t, s, "vl")}
+	writer := newClient(t, s, func(o *maestroclient.Options) { o.SourceID = source })
+	const n = 15
+	for i := range n {
+		if _, err := writer.Create(ctx, consumers[i%2], bundle(fmt.Sprintf("b%02d", i), "v1")); err != nil {
+			t.Fatalf("Create: %v", err)
+		}
+	}
+	if err := writer.Delete(ctx, consumers[1], "b01"); err != nil { // no agent: stays deleting
+		t.Fatalf("Delete: %v", err)
+	}
+
+	restURL, requests := restCounter(t, s)
+	v := view.New(view.Options{MaxAge: time.Minute})
+	var c *maestroclient.Client
+	r := view.NewRefresher(v, view.RefresherOptions{Logger: testLogger(t),
+		List: func(ctx context.Context, page func([]adapter.BundleKey, []*workv1.ManifestWork) error) error {
+			_, err := c.List(ctx, 10, page)
+			return err
+		}})
+	c = newClient(t, s, func(o *maestroclient.Options) { o.SourceID = source; o.HTTPURL = restURL; o.Status = r })
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { r.Run(runCtx); close(done) }()
+	t.Cleanup(func() { stop(); <-done })
+
+	select {
+	case <-r.Filled():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the view was not filled by a List after the subscription")
+	}
+	if got := requests.Load(); got != 2 {
+		t.Errorf("%d REST requests to fill the view of %d bundles, want 2 pages of 10", got, n)
+	}
+	for i := range n {
+		consumer, name := consumers[i%2], fmt.Sprintf("b%02d", i)
+		_, hit := v.Lookup(consumer, name)
+		if want := name != "b01"; hit != want {
+			t.Errorf("%s/%s: hit %v, want %v", consumer, name, hit, want)
+		}
+	}
+}

@@ -1,0 +1,37 @@
+package metrics
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+// Each List counts once by result, its pages and bundles add up, and the
+// duration is the last List's.
+func TestViewListed(t *testing.T) {
+	m := New()
+	m.ViewListed(3, 1200, 2*time.Second, nil)
+	m.ViewListed(1, 500, 1500*time.Millisecond, errors.New("unavailable"))
+	want := `
+# HELP bundle_adapter_view_list_duration_seconds How long the bundle view's last List took, failed or not.
+# TYPE bundle_adapter_view_list_duration_seconds gauge
+bundle_adapter_view_list_duration_seconds 1.5
+# HELP bundle_adapter_view_list_pages_total Pages (Maestro requests) the bundle view's Lists read.
+# TYPE bundle_adapter_view_list_pages_total counter
+bundle_adapter_view_list_pages_total 4
+# HELP bundle_adapter_view_listed_bundles_total Bundles the bundle view's Lists read.
+# TYPE bundle_adapter_view_listed_bundles_total counter
+bundle_adapter_view_listed_bundles_total 1700
+# HELP bundle_adapter_view_lists_total Lists of this source's bundles that filled or refreshed the bundle view (one after every status stream (re)subscription, then one every max_age/2), by result (ok, error).
+# TYPE bundle_adapter_view_lists_total counter
+bundle_adapter_view_lists_total{result="error"} 1
+bundle_adapter_view_lists_total{result="ok"} 1
+`
+	if err := testutil.GatherAndCompare(m.Registry, strings.NewReader(want), "bundle_adapter_view_lists_total",
+		"bundle_adapter_view_list_pages_total", "bundle_adapter_view_listed_bundles_total", "bundle_adapter_view_list_duration_seconds"); err != nil {
+		t.Error(err)
+	}
+}
