@@ -147,12 +147,22 @@ type listItem struct {
 	work         *workv1.ManifestWork
 }
 
+// maxListPage bounds one List page's body whatever its size: a page of
+// bundles as large as maxBundleResponse each would be gigabytes, so a page
+// past this fails the List (the view's entries then age out and events
+// read their bundles one by one; nothing is lost); a smaller
+// list_page_size makes such pages fit.
+const maxListPage = 128 << 20
+
+// listPageLimit is the body bound of a List page of size bundles.
+func listPageLimit(size int) int64 { return min(maxBundleResponse*int64(size), maxListPage) }
+
 // listPage reads page n (from 1) of size bundles of source, ordered by id,
 // and decodes each item straight into a ManifestWork (decodeBundle).
 func (r *restReader) listPage(ctx context.Context, source string, n, size int) (*listAnswer, error) {
 	query := url.Values{"search": {"source = '" + source + "'"}, "orderBy": {"id"},
 		"page": {strconv.Itoa(n)}, "size": {strconv.Itoa(size)}}
-	body, err := r.get(ctx, "/api/maestro/v1/resource-bundles?"+query.Encode(), maxBundleResponse*int64(size))
+	body, err := r.get(ctx, "/api/maestro/v1/resource-bundles?"+query.Encode(), listPageLimit(size))
 	if err != nil {
 		return nil, err
 	}

@@ -193,3 +193,16 @@ func TestListRefusesUnsearchableSource(t *testing.T) {
 		t.Errorf("%d requests, want none", len(f.requests))
 	}
 }
+
+// A List page's body is bounded by the page size, and never past
+// maxListPage (8 MiB a bundle times 500 would be 4 GB).
+func TestListPageLimit(t *testing.T) {
+	for _, tc := range []struct {
+		size int
+		want int64
+	}{{1, 8 << 20}, {10, 80 << 20}, {16, 128 << 20}, {500, 128 << 20}, {5000, 128 << 20}} {
+		if got := listPageLimit(tc.size); got != tc.want {
+			t.Errorf("listPageLimit(%d) = %d, want %d", tc.size, got, tc.want)
+		}
+	}
+}

@@ -25,13 +25,19 @@ func newViewLists(f factory) *viewLists {
 }
 
 // ViewListed records one List of the bundle view: the pages and bundles
-// it read, how long it took, and whether it failed (err not nil).
+// it read, how long it took, and whether it failed (err not nil). The pages
+// also count as Maestro requests (maestro_requests_total{verb="list"}).
 func (m *Metrics) ViewListed(pages, bundles int, took time.Duration, err error) {
 	result := "ok"
 	if err != nil {
 		result = "error"
 	}
 	m.viewList.lists.WithLabelValues(result).Inc()
+	// Every page read is a Maestro request; a failed List failed on one more.
+	m.maestroRequests.WithLabelValues("list", "ok").Add(float64(pages))
+	if err != nil {
+		m.maestroRequests.WithLabelValues("list", maestroCode(err)).Inc()
+	}
 	m.viewList.pages.Add(float64(pages))
 	m.viewList.bundles.Add(float64(bundles))
 	m.viewList.duration.Set(took.Seconds())

@@ -1,7 +1,10 @@
 package metrics
 
 import (
+	"fmt"
+
 	"errors"
+	"github.com/bundle-adapter/bundle-adapter/adapter"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +35,24 @@ bundle_adapter_view_lists_total{result="ok"} 1
 `
 	if err := testutil.GatherAndCompare(m.Registry, strings.NewReader(want), "bundle_adapter_view_lists_total",
 		"bundle_adapter_view_list_pages_total", "bundle_adapter_view_listed_bundles_total", "bundle_adapter_view_list_duration_seconds"); err != nil {
+		t.Error(err)
+	}
+}
+
+// A List's pages are Maestro requests: they count in maestro_requests_total
+// (verb list) like every other call, so the requests a restart or a steady
+// phase costs include them; a failed List counts its failing request too.
+func TestViewListCountsMaestroRequests(t *testing.T) {
+	m := New()
+	m.ViewListed(3, 1200, time.Second, nil)
+	m.ViewListed(1, 500, time.Second, fmt.Errorf("list: %w", adapter.ErrUnavailable))
+	want := `
+# HELP bundle_adapter_maestro_requests_total Maestro calls by verb and result code.
+# TYPE bundle_adapter_maestro_requests_total counter
+bundle_adapter_maestro_requests_total{code="ok",verb="list"} 4
+bundle_adapter_maestro_requests_total{code="unavailable",verb="list"} 1
+`
+	if err := testutil.GatherAndCompare(m.Registry, strings.NewReader(want), "bundle_adapter_maestro_requests_total"); err != nil {
 		t.Error(err)
 	}
 }
