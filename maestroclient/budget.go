@@ -25,12 +25,36 @@ const (
 	// deletes, the other source clients).
 	DefaultConsumerWriteBurst = 25
 	// DefaultConsumerWritesPerSecond is the sustained rate per consumer
-	// after a burst: 100 recreations (200 writes) of one consumer take
-	// about 9 s per replica (BenchmarkBudgetDrain). With it, two replicas
-	// recreating 100 bundles of one real agent at once did not stall
-	// Maestro's broker (docs/reliability.md); the rate an agent drains its
-	// channel at was not measured, so it is a conservative choice.
+	// after a burst (the fixed budget's rate, the adaptive budget's floor):
+	// 100 recreations (200 writes) of one consumer take about 9 s per
+	// replica (BenchmarkBudgetDrain). With it, two replicas recreating 100
+	// bundles of one real agent at once did not stall Maestro's broker
+	// (docs/reliability.md). It is what the budget falls back to whenever
+	// it has no proof that the agent keeps up (no status stream).
 	DefaultConsumerWritesPerSecond = 20
+	// DefaultConsumerWriteCeiling is the adaptive budget's highest rate per
+	// consumer. Above about 200 creates/s one adapter replica is bound by
+	// its own publishers (four source clients at about 50 publishes/s each;
+	// 78 creates/s were measured with the budget lifted), so a higher
+	// ceiling would not be reached; it stays a bound if that changes.
+	DefaultConsumerWriteCeiling = 400
+	// DefaultConsumerWriteWindow is how many writes of one consumer the
+	// adaptive budget lets be outstanding (sent, not yet reported by the
+	// agent) above the floor: half of the agent's 100-slot channel, so
+	// that even a burst at the ceiling leaves the other half to Maestro
+	// and the other replicas. Writes outstanding are not all in the
+	// channel (most were taken by the agent and await its status), so the
+	// window over-states the channel's use.
+	DefaultConsumerWriteWindow = 50
+)
+
+// Write budget modes (WriteBudget.Mode).
+const (
+	// BudgetAdaptive follows what the agent drains; see adaptive.
+	BudgetAdaptive = "adaptive"
+	// BudgetFixed is a token bucket of Burst, then PerSecond, whatever the
+	// agent does.
+	BudgetFixed = "fixed"
 )
 
 // WriteBudget bounds the writes (create, update, delete, redelete) this
@@ -38,61 +62,110 @@ const (
 // A write beyond the budget waits for its turn; one that would have to
 // wait past its call's deadline fails at once with ErrUnavailable (the
 // event is redelivered later) and spends nothing. Reads are not budgeted.
-// The zero value selects the defaults.
+//
+// In the adaptive mode (the default) PerSecond is the floor: the rate
+// rises above it, up to Ceiling, while the status stream proves that the
+// agent reports the writes quickly, and falls back when it does not
+// (adaptive). Without a status stream (Options.Status nil) the adaptive
+// budget stays at its floor: it is the fixed budget. The zero value
+// selects the defaults.
 type WriteBudget struct {
-	// PerSecond is the sustained writes per second of one consumer.
-	// Default DefaultConsumerWritesPerSecond.
+	// Mode is BudgetAdaptive (default) or BudgetFixed.
+	Mode string
+	// PerSecond is the sustained writes per second of one consumer (the
+	// floor of the adaptive mode). Default DefaultConsumerWritesPerSecond.
 	PerSecond float64
 	// Burst is how many writes of one consumer may go out at once.
 	// Default DefaultConsumerWriteBurst.
 	Burst int
+	// Ceiling is the adaptive mode's highest rate; at least PerSecond.
+	// Default DefaultConsumerWriteCeiling.
+	Ceiling float64
+	// Window bounds the adaptive mode's outstanding writes of one consumer
+	// while its rate is above the floor. Default DefaultConsumerWriteWindow.
+	Window int
 }
 
 // maxTrackedConsumers bounds the per-consumer state: past it, consumers
-// whose bucket is full again (idle) are forgotten, which changes nothing
-// for them.
+// whose bucket is full again and that have no write outstanding (idle)
+// are forgotten, which changes nothing for them but their adaptive rate
+// (back to the floor).
 const maxTrackedConsumers = 10_000
 
 // budget is a token bucket per consumer, shared by every Client of a Pool.
 // Tokens may go negative: a caller that takes one below zero is told how
 // long to wait, so waiting writes go out in the order they asked, at the
-// budget's rate.
+// budget's rate. In the adaptive mode each bucket's rate moves between
+// perSecond and ceiling (adaptive.go).
 type budget struct {
-	perSecond float64
+	perSecond float64 // the fixed rate, or the adaptive floor
 	burst     float64
+	adaptive  bool
+	ceiling   float64
+	window    int
 	now       func() time.Time
 
 	mu        sync.Mutex
 	consumers map[string]*bucket
+	// streaming: a status stream is subscribed, so writes are tracked
+	// until the agent reports them (adaptive mode only).
+	streaming   bool
+	outstanding int    // writes tracked, over every consumer
+	backoffs    uint64 // rate decreases, over every consumer
 }
 
 type bucket struct {
 	tokens float64
 	at     time.Time
+	rate   float64 // writes per second now: perSecond when fixed
+	drain  drainState
 }
 
 func newBudget(b WriteBudget, now func() time.Time) *budget {
-	return &budget{perSecond: b.PerSecond, burst: float64(b.Burst), now: now, consumers: map[string]*bucket{}}
+	return &budget{perSecond: b.PerSecond, burst: float64(b.Burst), now: now, consumers: map[string]*bucket{},
+		adaptive: b.Mode != BudgetFixed, ceiling: max(b.Ceiling, b.PerSecond), window: b.Window}
 }
 
-// reserve takes one write of consumer and returns how long the caller must
-// wait before sending it; ok is false, and nothing is taken, when that
-// wait would exceed maxWait.
-func (b *budget) reserve(consumer string, maxWait time.Duration) (wait time.Duration, ok bool) {
+// grant is what reserve decided for one write.
+type grant struct {
+	// wait is how long the caller must wait before sending it.
+	wait time.Duration
+	// ok is false when that wait would exceed the caller's maxWait, or
+	// the window is full: nothing was taken.
+	ok bool
+	// full, when not nil, says the consumer's window is full: it is
+	// closed when a write is drained or dropped, and wait is then the
+	// time until the oldest outstanding write times out.
+	full <-chan struct{}
+}
+
+// reserve takes one write of bundle consumer/name and says how long the
+// caller must wait before sending it; nothing is taken when that wait
+// would exceed maxWait or the window is full.
+func (b *budget) reserve(consumer, name string, maxWait time.Duration) grant {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := b.now()
 	k := b.refill(consumer, now)
+	if b.tracking() {
+		b.adjust(k, now)
+		if full, wake := b.windowFull(k, now); full != nil {
+			return grant{wait: wake, full: full}
+		}
+	}
 	if k.tokens >= 1 {
 		k.tokens--
-		return 0, true
+		b.track(k, name, now)
+		return grant{ok: true}
 	}
-	wait = time.Duration((1 - k.tokens) / b.perSecond * float64(time.Second))
+	k.drain.limited = true // the rate holds a write back
+	wait := time.Duration((1 - k.tokens) / k.rate * float64(time.Second))
 	if wait > maxWait {
-		return wait, false
+		return grant{wait: wait}
 	}
 	k.tokens--
-	return wait, true
+	b.track(k, name, now)
+	return grant{wait: wait, ok: true}
 }
 
 // refill returns consumer's bucket with the tokens earned since it was last
@@ -103,42 +176,69 @@ func (b *budget) refill(consumer string, now time.Time) *bucket {
 		if len(b.consumers) >= maxTrackedConsumers {
 			b.forgetIdle(now)
 		}
-		k = &bucket{tokens: b.burst, at: now}
+		k = &bucket{tokens: b.burst, at: now, rate: b.perSecond, drain: drainState{since: now}}
 		b.consumers[consumer] = k
 		return k
 	}
 	if elapsed := now.Sub(k.at); elapsed > 0 {
-		k.tokens = min(b.burst, k.tokens+elapsed.Seconds()*b.perSecond)
+		k.tokens = min(b.burst, k.tokens+elapsed.Seconds()*k.rate)
 		k.at = now
 	}
 	return k
 }
 
-// forgetIdle drops the consumers whose bucket has refilled completely.
+// forgetIdle drops the consumers whose bucket has refilled completely and
+// that have no write outstanding.
 func (b *budget) forgetIdle(now time.Time) {
 	for c, k := range b.consumers {
-		if k.tokens+now.Sub(k.at).Seconds()*b.perSecond >= b.burst {
+		if k.tokens+now.Sub(k.at).Seconds()*k.rate >= b.burst && k.drain.writes == 0 {
 			delete(b.consumers, c)
 		}
 	}
 }
 
-// wait blocks until consumer may send one write, within ctx's deadline.
-func (b *budget) wait(ctx context.Context, consumer string) error {
-	maxWait := time.Duration(1<<63 - 1)
-	if deadline, ok := ctx.Deadline(); ok {
-		maxWait = time.Until(deadline)
-	}
-	d, ok := b.reserve(consumer, maxWait)
-	if !ok {
-		return fmt.Errorf("%w: write budget of consumer %s spent (next write in %s, %v/s after a burst of %v)",
-			adapter.ErrUnavailable, consumer, d.Round(time.Millisecond), b.perSecond, b.burst)
-	}
-	if d == 0 {
+// wait blocks until consumer may send one write of bundle name, within
+// ctx's deadline. Its error wraps ErrUnavailable: the budget is spent
+// past the deadline (nothing was sent), or the consumer's window stayed
+// full until the deadline.
+func (b *budget) wait(ctx context.Context, consumer, name string) error {
+	for {
+		maxWait := time.Duration(1<<63 - 1)
+		if deadline, ok := ctx.Deadline(); ok {
+			maxWait = time.Until(deadline)
+		}
+		g := b.reserve(consumer, name, maxWait)
+		if g.full != nil {
+			if err := waitFreed(ctx, g.full, g.wait); err != nil {
+				return fmt.Errorf("%w: %d writes of consumer %s outstanding, none reported by its agent: %w",
+					adapter.ErrUnavailable, b.window, consumer, err)
+			}
+			continue
+		}
+		if !g.ok {
+			return fmt.Errorf("%w: write budget of consumer %s spent (next write in %s, %v/s after a burst of %v)",
+				adapter.ErrUnavailable, consumer, g.wait.Round(time.Millisecond), b.perSecond, b.burst)
+		}
+		if g.wait == 0 {
+			return nil
+		}
+		if err := sleep(ctx, g.wait); err != nil {
+			b.unsent(consumer, name)
+			return fmt.Errorf("%w: waiting for the write budget of consumer %s: %w", adapter.ErrUnavailable, consumer, err)
+		}
 		return nil
 	}
-	if err := sleep(ctx, d); err != nil {
-		return fmt.Errorf("%w: waiting for the write budget of consumer %s: %w", adapter.ErrUnavailable, consumer, err)
+}
+
+// waitFreed waits until freed is closed or d has passed, within ctx.
+func waitFreed(ctx context.Context, freed <-chan struct{}, d time.Duration) error {
+	t := time.NewTimer(max(d, time.Millisecond))
+	defer t.Stop()
+	select {
+	case <-freed:
+	case <-t.C:
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 	return nil
 }

@@ -7,41 +7,54 @@ import (
 )
 
 // BenchmarkBudgetReserve is what the write budget adds to every write that
-// is within its budget: one map lookup and refill under a lock. Writes of
-// 1,000 consumers, none of them over budget.
+// is within its budget: one map lookup and refill under a lock (adaptive
+// with a stream: plus tracking the write and its report). Writes of 1,000
+// consumers, none of them over budget.
 func BenchmarkBudgetReserve(b *testing.B) {
-	budget := newBudget(WriteBudget{PerSecond: 1e9, Burst: 1e9}, time.Now)
-	consumers := make([]string, 1000)
-	for i := range consumers {
-		consumers[i] = fmt.Sprint("cluster-", i)
-	}
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		i := 0
-		for pb.Next() {
-			if _, ok := budget.reserve(consumers[i%len(consumers)], time.Second); !ok {
-				b.Fatal("refused within budget")
+	for _, mode := range []string{BudgetFixed, BudgetAdaptive} {
+		b.Run(mode, func(b *testing.B) {
+			budget := newBudget(WriteBudget{Mode: mode, PerSecond: 1e9, Burst: 1e9, Ceiling: 1e9, Window: 1e9}, time.Now)
+			budget.Subscribed()
+			consumers := make([]string, 1000)
+			for i := range consumers {
+				consumers[i] = fmt.Sprint("cluster-", i)
 			}
-			i++
-		}
-	})
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				i := 0
+				for pb.Next() {
+					c := consumers[i%len(consumers)]
+					if !budget.reserve(c, "bundle", time.Second).ok {
+						b.Fatal("refused within budget")
+					}
+					budget.Status(work(c, "bundle"))
+					i++
+				}
+			})
+		})
+	}
 }
 
 // BenchmarkBudgetDrain reports how long the default budget makes one
 // consumer's burst of writes take (no real time passes): the throughput
 // cost of the budget for one consumer, e.g. 100 recreations (200 writes).
+// fixed is the fixed budget (and the adaptive one without a status
+// stream); adaptive is the adaptive budget with an agent that reports
+// every write agentLatency after it was sent (drive, budget_adaptive_test.go).
 func BenchmarkBudgetDrain(b *testing.B) {
-	for _, writes := range []int{25, 100, 200, 1000} {
-		b.Run(fmt.Sprint(writes, "-writes"), func(b *testing.B) {
-			var last time.Duration
-			for b.Loop() {
-				clock := newFakeClock()
-				budget := newBudget(WriteBudget{PerSecond: DefaultConsumerWritesPerSecond, Burst: DefaultConsumerWriteBurst}, clock.now)
-				for range writes {
-					last, _ = budget.reserve("c1", time.Hour)
+	for _, mode := range []string{BudgetFixed, BudgetAdaptive} {
+		for _, writes := range []int{25, 100, 200, 1000} {
+			b.Run(fmt.Sprint(mode, "/", writes, "-writes"), func(b *testing.B) {
+				var took time.Duration
+				for b.Loop() {
+					clock := newFakeClock()
+					budget := newBudget(WriteBudget{Mode: mode, PerSecond: DefaultConsumerWritesPerSecond,
+						Burst: DefaultConsumerWriteBurst, Ceiling: DefaultConsumerWriteCeiling, Window: DefaultConsumerWriteWindow}, clock.now)
+					budget.Subscribed()
+					took = drive(budget, clock, agent{latency: agentLatency}, writes, time.Hour).took
 				}
-			}
-			b.ReportMetric(last.Seconds(), "s-to-send-all")
-		})
+				b.ReportMetric(took.Seconds(), "s-to-send-all")
+			})
+		}
 	}
 }

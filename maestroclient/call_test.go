@@ -74,7 +74,7 @@ func TestWithConsumerHonoursContext(t *testing.T) {
 	c.sem <- struct{}{} // held by another call
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 	defer cancel()
-	if err := c.withConsumer(ctx, "c", nil); !errors.Is(err, context.DeadlineExceeded) {
+	if err := c.withConsumer(ctx, "c", "w", nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("got %v, want the context's error while waiting for the shared client", err)
 	}
 }

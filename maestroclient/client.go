@@ -55,7 +55,8 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("maestroclient: %w", err)
 	}
-	return newClient(ctx, opts, rest, newBudget(opts.ConsumerWrites, time.Now))
+	writes := newBudget(opts.ConsumerWrites, time.Now)
+	return newClient(ctx, withBudgetStatus(opts, writes), rest, writes)
 }
 
 // newClient connects a Client with defaulted, valid opts that reads through
@@ -133,20 +134,27 @@ func newDialer(opts Options) (*grpcoptions.GRPCDialer, error) {
 // withConsumer runs fn, a write, on the shared work client scoped to
 // consumer, holding the client's semaphore so no other call changes the
 // namespace meanwhile. It first waits for consumer's write budget, without
-// the semaphore: writes of other consumers go on meanwhile.
-func (c *Client) withConsumer(ctx context.Context, consumer string,
+// the semaphore: writes of other consumers go on meanwhile. A write that
+// fails is taken back from the budget's outstanding writes of bundle
+// consumer/name (it did not reach the agent).
+func (c *Client) withConsumer(ctx context.Context, consumer, name string,
 	fn func(workv1client.ManifestWorkInterface) error) error {
-	if err := c.writes.wait(ctx, consumer); err != nil {
+	if err := c.writes.wait(ctx, consumer, name); err != nil {
 		return err
 	}
 	select {
 	case c.sem <- struct{}{}:
 	case <-ctx.Done():
+		c.writes.unsent(consumer, name)
 		return ctx.Err()
 	}
 	defer func() { <-c.sem }()
 	c.works.SetNamespace(consumer)
-	return fn(c.works)
+	err := fn(c.works)
+	if err != nil {
+		c.writes.unsent(consumer, name)
+	}
+	return err
 }
 
 // bundleID is the deterministic id Maestro gives the bundle of this source.

@@ -40,7 +40,7 @@ func (c *Client) Create(ctx context.Context, consumer string, work *workv1.Manif
 	}
 	var created *workv1.ManifestWork
 	err := c.call(ctx, "create", consumer, work.Name, func(ctx context.Context) error {
-		return c.withConsumer(ctx, consumer, func(works workv1client.ManifestWorkInterface) error {
+		return c.withConsumer(ctx, consumer, desired.Name, func(works workv1client.ManifestWorkInterface) error {
 			var err error
 			created, err = works.Create(ctx, desired, metav1.CreateOptions{})
 			return classify(err)

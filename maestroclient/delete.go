@@ -21,7 +21,7 @@ func (c *Client) Delete(ctx context.Context, consumer, name string) error {
 		if err != nil || work.DeletionTimestamp != nil {
 			return err
 		}
-		return c.withConsumer(ctx, consumer, func(works workv1client.ManifestWorkInterface) error {
+		return c.withConsumer(ctx, consumer, name, func(works workv1client.ManifestWorkInterface) error {
 			return classify(works.Delete(ctx, name, metav1.DeleteOptions{}))
 		})
 	})

@@ -84,8 +84,10 @@ type Options struct {
 	// ConsumerWrites bounds the writes sent for each consumer, across every
 	// Client of a Pool, so that one agent's backlog cannot fill its channel
 	// in Maestro and stall Maestro's broker for every agent (see
-	// WriteBudget). Default DefaultConsumerWriteBurst at once, then
-	// DefaultConsumerWritesPerSecond.
+	// WriteBudget). Default: adaptive, DefaultConsumerWriteBurst at once,
+	// then from DefaultConsumerWritesPerSecond up to
+	// DefaultConsumerWriteCeiling as the status stream (Status) shows the
+	// agent keeping up; DefaultConsumerWritesPerSecond without a stream.
 	ConsumerWrites WriteBudget
 
 	// Keepalive configures gRPC keepalive pings on the source connection.
@@ -166,6 +168,9 @@ func (o Options) withDefaults() Options {
 	o.MaxConcurrentReads = orDefault(o.MaxConcurrentReads, DefaultMaxConcurrentReads)
 	o.ConsumerWrites.PerSecond = orDefault(o.ConsumerWrites.PerSecond, DefaultConsumerWritesPerSecond)
 	o.ConsumerWrites.Burst = orDefault(o.ConsumerWrites.Burst, DefaultConsumerWriteBurst)
+	o.ConsumerWrites.Mode = orDefault(o.ConsumerWrites.Mode, BudgetAdaptive)
+	o.ConsumerWrites.Ceiling = orDefault(o.ConsumerWrites.Ceiling, max(DefaultConsumerWriteCeiling, o.ConsumerWrites.PerSecond))
+	o.ConsumerWrites.Window = orDefault(o.ConsumerWrites.Window, DefaultConsumerWriteWindow)
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -194,6 +199,10 @@ func (o Options) validate() error {
 	}
 	if o.ConsumerWrites.PerSecond < 0 || o.ConsumerWrites.Burst < 1 {
 		errs = append(errs, errors.New("consumer writes: rate and burst must be positive"))
+	}
+	if w := o.ConsumerWrites; (w.Mode != BudgetAdaptive && w.Mode != BudgetFixed) || w.Ceiling < w.PerSecond || w.Window < 1 {
+		errs = append(errs, fmt.Errorf("consumer writes: mode %q must be %s or %s, the ceiling at least the rate, the window positive",
+			w.Mode, BudgetAdaptive, BudgetFixed))
 	}
 	errs = append(errs, o.GRPC.validate("grpc"))
 	errs = append(errs, o.HTTP.validate("http"))

@@ -11,7 +11,8 @@ func TestOptionsDefaults(t *testing.T) {
 	if o.GRPCAddress != DefaultGRPCAddress || o.HTTPURL != DefaultHTTPURL || o.SourceID != DefaultSourceID ||
 		o.Timeout != DefaultTimeout || o.Retry.Attempts != DefaultRetryAttempts ||
 		o.Retry.InitialBackoff != DefaultInitialBackoff || o.Retry.MaxBackoff != DefaultMaxBackoff || o.Logger == nil ||
-		o.ConsumerWrites != (WriteBudget{PerSecond: DefaultConsumerWritesPerSecond, Burst: DefaultConsumerWriteBurst}) {
+		o.ConsumerWrites != (WriteBudget{Mode: BudgetAdaptive, PerSecond: DefaultConsumerWritesPerSecond, Burst: DefaultConsumerWriteBurst,
+			Ceiling: DefaultConsumerWriteCeiling, Window: DefaultConsumerWriteWindow}) {
 		t.Errorf("defaults not applied: %+v", o)
 	}
 	if err := o.validate(); err == nil || !strings.Contains(err.Error(), "plaintext") {
@@ -38,6 +39,11 @@ func TestOptionsValidate(t *testing.T) {
 		{"negative timeout", Options{HTTP: insecure, GRPC: insecure, Timeout: -time.Second}, "positive"},
 		{"negative write rate", Options{HTTP: insecure, GRPC: insecure, ConsumerWrites: WriteBudget{PerSecond: -1}}, "consumer writes"},
 		{"negative write burst", Options{HTTP: insecure, GRPC: insecure, ConsumerWrites: WriteBudget{Burst: -1}}, "consumer writes"},
+		{"unknown budget mode", Options{HTTP: insecure, GRPC: insecure, ConsumerWrites: WriteBudget{Mode: "fast"}}, "consumer writes"},
+		{"ceiling below the rate", Options{HTTP: insecure, GRPC: insecure, ConsumerWrites: WriteBudget{PerSecond: 50, Ceiling: 30}}, "consumer writes"},
+		{"negative window", Options{HTTP: insecure, GRPC: insecure, ConsumerWrites: WriteBudget{Window: -1}}, "consumer writes"},
+		{"fixed budget", Options{HTTP: insecure, GRPC: insecure, ConsumerWrites: WriteBudget{Mode: BudgetFixed}}, ""},
+		{"rate above the default ceiling", Options{HTTP: insecure, GRPC: insecure, ConsumerWrites: WriteBudget{PerSecond: 1000}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

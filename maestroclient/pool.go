@@ -25,12 +25,14 @@ var _ adapter.Maestro = (*Pool)(nil)
 // events (see newSourceClient) but the first, when Options.Status asks for
 // the stream. All Clients share one REST connection pool and its read slots
 // (Options.MaxConcurrentReads), and one per-consumer write budget
-// (Options.ConsumerWrites).
+// (Options.ConsumerWrites), which the status stream, when there is one,
+// feeds as well (the adaptive budget follows what the agents report).
 //
 // A Pool is safe for concurrent use. Create it with NewPool and release it
 // with Close.
 type Pool struct {
 	clients []*Client
+	writes  *budget
 }
 
 // NewPool connects opts.Clients Clients (default DefaultClients) with opts.
@@ -44,8 +46,9 @@ func NewPool(ctx context.Context, opts Options) (*Pool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("maestroclient: %w", err)
 	}
-	p := &Pool{clients: make([]*Client, 0, opts.Clients)}
 	writes := newBudget(opts.ConsumerWrites, time.Now)
+	p := &Pool{clients: make([]*Client, 0, opts.Clients), writes: writes}
+	opts = withBudgetStatus(opts, writes) // the budget follows what the agents report
 	for i := range opts.Clients {
 		if i > 0 {
 			opts.Status = nil // one subscription per pool: every client would get every event

@@ -22,7 +22,7 @@ func (c *Client) Redelete(ctx context.Context, consumer, name string) error {
 		if _, err := c.get(ctx, consumer, name); err != nil {
 			return err
 		}
-		return c.withConsumer(ctx, consumer, func(works workv1client.ManifestWorkInterface) error {
+		return c.withConsumer(ctx, consumer, name, func(works workv1client.ManifestWorkInterface) error {
 			return classify(works.Delete(ctx, name, metav1.DeleteOptions{}))
 		})
 	})

@@ -40,7 +40,7 @@ func (c *Client) Update(ctx context.Context, consumer string, observed, desired 
 		if err != nil {
 			return fmt.Errorf("%w: %w", adapter.ErrInvalid, err)
 		}
-		return c.withConsumer(ctx, consumer, func(works workv1client.ManifestWorkInterface) error {
+		return c.withConsumer(ctx, consumer, observed.Name, func(works workv1client.ManifestWorkInterface) error {
 			var err error
 			updated, err = works.Patch(ctx, observed.Name, types.MergePatchType, patch, metav1.PatchOptions{})
 			return classify(err)
