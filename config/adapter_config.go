@@ -118,7 +118,12 @@ type BrokerSubscription struct {
 // (max_concurrent_reads; see maestroclient.Options.MaxConcurrentReads), and
 // per consumer at most 25 writes at once then 20 per second
 // (consumer_write_burst, consumer_writes_per_second; see
-// maestroclient.WriteBudget): 0 means the default.
+// maestroclient.WriteBudget): 0 means the default. consumer_write_mode
+// adaptive (default) lets the rate rise from consumer_writes_per_second up
+// to consumer_writes_ceiling (default 400) while the status stream (view)
+// shows the agent reporting every write, with at most
+// consumer_write_window (default 50) unreported above the floor; fixed
+// keeps it at consumer_writes_per_second.
 type MaestroConfig struct {
 	GRPCServerAddress        secret.URL          `yaml:"grpc_server_address"`
 	HTTPServerAddress        secret.URL          `yaml:"http_server_address"`
@@ -131,6 +136,9 @@ type MaestroConfig struct {
 	MaxConcurrentReads       int                 `yaml:"max_concurrent_reads"`
 	ConsumerWritesPerSecond  float64             `yaml:"consumer_writes_per_second"`
 	ConsumerWriteBurst       int                 `yaml:"consumer_write_burst"`
+	ConsumerWriteMode        string              `yaml:"consumer_write_mode"`
+	ConsumerWritesCeiling    float64             `yaml:"consumer_writes_ceiling"`
+	ConsumerWriteWindow      int                 `yaml:"consumer_write_window"`
 	Keepalive                Keepalive           `yaml:"keepalive"`
 	Auth                     MaestroAuth         `yaml:"auth"`
 	View                     MaestroView         `yaml:"view"`
@@ -263,6 +271,10 @@ func (m *MaestroConfig) validate(l *configfile.ErrorList, path string) {
 		l.Add(path+".source_id", "is required")
 	}
 	configfile.OneOf(l, path+".auth.type", m.Auth.Type, "", "tls", "none")
+	configfile.OneOf(l, path+".consumer_write_mode", m.ConsumerWriteMode, "", "adaptive", "fixed")
+	if c := m.ConsumerWritesCeiling; c != 0 && c < max(m.ConsumerWritesPerSecond, 20) {
+		l.Add(path+".consumer_writes_ceiling", "must be at least consumer_writes_per_second (0 means 20), not %v", c)
+	}
 	tls := m.Auth.TLSConfig
 	if m.Auth.Type == "tls" && tls.CAFile == "" {
 		l.Add(path+".auth.tls_config.ca_file", "is required when auth.type is tls")

@@ -116,6 +116,8 @@ func TestBrokenAdapterConfig(t *testing.T) {
 		`bad-adapter.yaml:9: clients.maestro.view.max_age: must not be negative, got -1s`,
 		`bad-adapter.yaml:10: clients.maestro.consumer_writes_per_second: must not be negative (0 means 20), not -5`,
 		`bad-adapter.yaml:11: clients.maestro.consumer_write_burst: must not be negative (0 means 25), not -1`,
+		`bad-adapter.yaml:12: clients.maestro.consumer_write_mode: must be one of "", adaptive, fixed, not "fast"`,
+		`bad-adapter.yaml:13: clients.maestro.consumer_writes_ceiling: must be at least consumer_writes_per_second (0 means 20), not 10`,
 	})
 }
 

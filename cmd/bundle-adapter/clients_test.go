@@ -66,6 +66,9 @@ func TestConsumerWriteBudgetIsPassedOn(t *testing.T) {
 		want maestroclient.WriteBudget
 	}{
 		{"set", config.MaestroConfig{ConsumerWritesPerSecond: 5, ConsumerWriteBurst: 10}, maestroclient.WriteBudget{PerSecond: 5, Burst: 10}},
+		{"adaptive set", config.MaestroConfig{ConsumerWriteMode: "adaptive", ConsumerWritesCeiling: 100, ConsumerWriteWindow: 30},
+			maestroclient.WriteBudget{Mode: "adaptive", Ceiling: 100, Window: 30}},
+		{"fixed", config.MaestroConfig{ConsumerWriteMode: "fixed"}, maestroclient.WriteBudget{Mode: "fixed"}},
 		{"unset: the client's defaults", config.MaestroConfig{}, maestroclient.WriteBudget{}},
 	}
 	for _, tt := range tests {
