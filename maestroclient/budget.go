@@ -45,12 +45,15 @@ const (
 	DefaultConsumerWriteCeiling = 400
 	// DefaultConsumerWriteWindow is how many writes of one consumer the
 	// adaptive budget lets be outstanding (sent, not yet reported by the
-	// agent) above the floor: half of the agent's 100-slot channel, so
-	// that even a burst at the ceiling leaves the other half to Maestro
-	// and the other replicas. Writes outstanding are not all in the
-	// channel (most were taken by the agent and await its status), so the
-	// window over-states the channel's use.
-	DefaultConsumerWriteWindow = 50
+	// agent) above the floor: a quarter of the agent's 100-slot channel,
+	// as the burst, so two replicas' full windows take half of it and the
+	// other half stays free for Maestro's own traffic. Writes outstanding
+	// are not all in the channel (most were taken by the agent and await
+	// its status), so the window over-states the channel's use. One real
+	// agent here applied about 25 creates/s (docs/reliability.md): a
+	// window of 25 outstanding is one second of its work, well inside
+	// drainTimeout.
+	DefaultConsumerWriteWindow = 25
 )
 
 // Write budget modes (WriteBudget.Mode).

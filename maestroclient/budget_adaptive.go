@@ -17,17 +17,21 @@ import (
 //     agent being behind. A write that fails before it is sent is
 //     forgotten.
 //   - Every adjustInterval (looked at when the consumer writes) the rate
-//     moves: halved (decreaseFactor), never below the floor PerSecond,
-//     when a write timed out or more than half the window (highWater) is
-//     outstanding; raised by increaseFactor, never above Ceiling, when
-//     writes were reported, none timed out, and a write had to wait for a
-//     token (the rate, not the agent, was what held writes back: an idle
-//     consumer's rate does not creep up).
+//     moves: back to the floor PerSecond when a write timed out (an agent
+//     that leaves a write unreported that long is far behind, or gone: start
+//     again from what is known to be safe); raised by increaseFactor, never above
+//     Ceiling, when writes were reported, none timed out, and a write had
+//     to wait for a token (the rate, not the agent, was what held writes
+//     back: an idle consumer's rate does not creep up).
 //   - While the rate is above the floor, at most Window writes are
 //     outstanding: a write beyond it waits for a report (or the oldest
 //     write's timeout), so a burst never puts more than Window writes of
-//     one replica into the agent's channel. At the floor the budget is the
-//     fixed one (burst, then PerSecond), whatever is outstanding.
+//     one replica into the agent's channel. The window, not the rate, is
+//     what keeps pace with a slow agent: writes go out as reports come
+//     back (as fast as the agent applies, Window ahead of it at most), and
+//     the rate falls only when a write goes unreported for drainTimeout.
+//     At the floor the budget is the fixed one (burst, then PerSecond),
+//     whatever is outstanding.
 //   - Without a status stream nothing is tracked and nothing is reported,
 //     so the rate never leaves the floor. A (re)subscription forgets every
 //     outstanding write (events may have been lost, and a write whose
@@ -35,8 +39,9 @@ import (
 //     kept, the next interval corrects them. A stream that goes down
 //     without it shows as timeouts, which bring the rate to the floor.
 //
-// Memory: at most Window writes tracked per consumer (more are sent
-// untracked, at the floor only), maxTrackedWrites over every consumer, and
+// Memory: at most maxTrackedPerConsumer writes tracked per consumer (more
+// are sent untracked, at the floor only), maxTrackedWrites over every
+// consumer, and
 // maxTrackedConsumers consumers.
 const (
 	// adjustInterval is how often a consumer's rate moves: the stream's
@@ -47,10 +52,6 @@ const (
 	adjustInterval = 500 * time.Millisecond
 	// increaseFactor is the rise per interval while the agent keeps up.
 	increaseFactor = 1.5
-	// decreaseFactor is the fall per interval while it is behind: a
-	// halving undoes two rises, so the rate settles below what made the
-	// agent fall behind.
-	decreaseFactor = 0.5
 	// drainTimeout is how long a write may stay unreported before the
 	// agent counts as behind: at the floor the agent's whole 100-slot
 	// channel drains in 5 s; a report later than that means the agent (or
@@ -60,6 +61,12 @@ const (
 	// (each a map entry of a few dozen bytes); past it, writes are sent
 	// untracked.
 	maxTrackedWrites = 1 << 16
+	// maxTrackedPerConsumer bounds one consumer's tracked writes. Writes
+	// sent at the floor are tracked too (the window is not enforced
+	// there), so that when the rate rises the window counts what the agent
+	// still has from before: at the floor at most burst + PerSecond x
+	// drainTimeout (125 by default) can be outstanding before they expire.
+	maxTrackedPerConsumer = 256
 )
 
 // drainState is a consumer's adaptive state.
@@ -82,16 +89,13 @@ type pendingWrite struct {
 	first time.Time // when the oldest was reserved
 }
 
-// highWater is the outstanding writes past which the agent is behind.
-func (b *budget) highWater() int { return b.window / 2 }
-
 // tracking says whether writes are tracked: adaptive mode with a stream.
 func (b *budget) tracking() bool { return b.adaptive && b.streaming }
 
 // track records one write of bundle name, reserved at now.
 func (b *budget) track(k *bucket, name string, now time.Time) {
 	d := &k.drain
-	if !b.tracking() || d.writes >= b.window || b.outstanding >= maxTrackedWrites {
+	if !b.tracking() || d.writes >= maxTrackedPerConsumer || b.outstanding >= maxTrackedWrites {
 		return
 	}
 	if d.pending == nil {
@@ -137,7 +141,10 @@ func (d *drainState) wake() {
 	}
 }
 
-// expire drops k's writes reserved drainTimeout or longer before now.
+// expire drops k's writes reserved drainTimeout or longer before now; if
+// any, the agent is behind and k's rate drops to the floor at once (the
+// dropped writes are still in the agent's queue: the window must not make
+// room for more above the floor).
 func (b *budget) expire(k *bucket, now time.Time) {
 	d := &k.drain
 	for name, p := range d.pending {
@@ -145,6 +152,10 @@ func (b *budget) expire(k *bucket, now time.Time) {
 			d.behind = true
 			b.forget(k, name, p.n, false)
 		}
+	}
+	if d.behind && k.rate > b.perSecond {
+		k.rate = b.perSecond
+		b.backoffs++
 	}
 }
 
@@ -157,12 +168,7 @@ func (b *budget) adjust(k *bucket, now time.Time) {
 	}
 	b.expire(k, now)
 	switch {
-	case d.behind || d.writes > b.highWater():
-		if k.rate > b.perSecond {
-			k.rate = max(b.perSecond, k.rate*decreaseFactor)
-			b.backoffs++
-			d.wake() // at the floor the window no longer holds writes back
-		}
+	case d.behind: // expire has brought the rate to the floor
 	case d.limited && d.drained > 0:
 		k.rate = min(b.ceiling, k.rate*increaseFactor)
 	}

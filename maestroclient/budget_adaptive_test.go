@@ -17,6 +17,10 @@ const agentLatency = 20 * time.Millisecond
 // was sent, until stopAt (0: never stops); latency 0 never reports.
 type agent struct {
 	latency, stopAt time.Duration
+	// drain, when set, makes the agent serial: it applies one write at a
+	// time, drain per second, in the order sent, and reports each when it
+	// is applied (a real agent's queue: latency grows with the backlog).
+	drain float64
 }
 
 // run is what drive saw.
@@ -40,8 +44,22 @@ func drive(b *budget, clock *fakeClock, a agent, writes int, limit time.Duration
 	var r run
 	start := clock.t
 	sentAt := map[string]time.Time{}
+	var queue []string // a serial agent's backlog, oldest first
+	var free time.Time // when a serial agent has applied its current write
 	for elapsed := time.Duration(0); elapsed < limit && (writes == 0 || r.sent < writes); elapsed = clock.t.Sub(start) {
+		for a.drain > 0 && len(queue) > 0 {
+			done := later(free, sentAt[queue[0]]).Add(time.Duration(float64(time.Second) / a.drain))
+			if clock.t.Before(done) {
+				break
+			}
+			b.Status(work("c1", queue[0]))
+			delete(sentAt, queue[0])
+			queue, free = queue[1:], done
+		}
 		for name, at := range sentAt {
+			if a.drain > 0 {
+				break
+			}
 			if a.latency > 0 && clock.t.Sub(at) >= a.latency && (a.stopAt == 0 || elapsed < a.stopAt) {
 				b.Status(work("c1", name))
 				delete(sentAt, name)
@@ -53,6 +71,7 @@ func drive(b *budget, clock *fakeClock, a agent, writes int, limit time.Duration
 				break
 			}
 			sentAt[name] = clock.t
+			queue = append(queue, name)
 			r.sent++
 			r.took = elapsed
 			if b.consumers["c1"].rate > b.perSecond {
@@ -63,6 +82,13 @@ func drive(b *budget, clock *fakeClock, a agent, writes int, limit time.Duration
 	}
 	r.rate = b.consumers["c1"].rate
 	return r
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func work(consumer, name string) *workv1.ManifestWork {
@@ -93,9 +119,17 @@ func TestAdaptiveBudgetFollowsTheAgent(t *testing.T) {
 	}{
 		{"quick agent: up to the ceiling", true, agent{latency: agentLatency}, 10 * time.Second, ceiling, ceiling, false, 2000, 4000},
 		{"reports stop: back to the floor", true, agent{latency: agentLatency, stopAt: 10 * time.Second}, 20 * time.Second, floor, floor, true, 2000, 6000},
-		// Little's law: half the window outstanding at 1 s each is 25/s;
-		// the rate oscillates around it, twice it at most on average.
-		{"slow agent (1 s): about the high-water mark per second", true, agent{latency: time.Second}, 20 * time.Second, floor, ceiling / 4, true, 20 * floor, 20 * window},
+		// Little's law: the window outstanding at 1 s each is its size per
+		// second; the rate stays up (nothing times out), the window clocks
+		// the writes.
+		{"slow agent (1 s): the window per second", true, agent{latency: time.Second}, 20 * time.Second, floor, ceiling, false, 19 * window, 20*window + 25},
+		// A serial agent applying 25/s (what one real agent drained here,
+		// docs/reliability.md): the budget sends as fast as it applies,
+		// never more than the window ahead of it.
+		{"serial agent at 25/s: as fast as it applies", true, agent{drain: 25}, 20 * time.Second, floor, ceiling, false, 19 * 25, 20*25 + window + 25},
+		// A serial agent slower than the floor still gets no more than the
+		// window ahead once the budget has risen, and nothing times out.
+		{"serial agent at 10/s: as fast as it applies", true, agent{drain: 10}, 30 * time.Second, floor, ceiling, false, 29 * 10, 30*10 + window + 25},
 		{"agent that never reports: the floor", true, agent{}, 20 * time.Second, floor, floor, false, 20 * floor, 20*floor + 25},
 		{"no stream: the floor", false, agent{latency: agentLatency}, 10 * time.Second, floor, floor, false, 10 * floor, 10*floor + 25},
 	}
@@ -208,8 +242,8 @@ func TestAdaptiveBudgetForgetsOnSubscribedAndUnsent(t *testing.T) {
 	}
 }
 
-// What the adaptive budget remembers is bounded: Window writes per
-// consumer, maxTrackedWrites over all, and idle consumers are forgotten
+// What the adaptive budget remembers is bounded: maxTrackedPerConsumer
+// writes per consumer, maxTrackedWrites over all, and idle consumers are forgotten
 // past maxTrackedConsumers while one with writes outstanding is kept.
 func TestAdaptiveBudgetBoundsMemory(t *testing.T) {
 	clock := newFakeClock()
@@ -218,8 +252,11 @@ func TestAdaptiveBudgetBoundsMemory(t *testing.T) {
 	for i := range 100 {
 		b.reserve("c1", fmt.Sprint("w-", i), time.Hour)
 	}
-	if d := b.consumers["c1"].drain; d.writes != 8 || len(d.pending) != 8 {
-		t.Errorf("c1 tracks %d writes of %d bundles, want the window: 8", d.writes, len(d.pending))
+	for i := 100; i < 2*maxTrackedPerConsumer; i++ {
+		b.reserve("c1", fmt.Sprint("w-", i), time.Hour)
+	}
+	if d := b.consumers["c1"].drain; d.writes != maxTrackedPerConsumer || len(d.pending) != maxTrackedPerConsumer {
+		t.Errorf("c1 tracks %d writes of %d bundles, want maxTrackedPerConsumer: %d", d.writes, len(d.pending), maxTrackedPerConsumer)
 	}
 
 	b.outstanding = maxTrackedWrites
@@ -227,7 +264,7 @@ func TestAdaptiveBudgetBoundsMemory(t *testing.T) {
 	if d := b.consumers["c2"].drain; d.writes != 0 {
 		t.Errorf("past maxTrackedWrites c2 tracks %d writes, want none", d.writes)
 	}
-	b.outstanding = 8
+	b.outstanding = maxTrackedPerConsumer
 
 	clock.add(time.Hour) // every bucket full again; c1 still has writes outstanding
 	for i := range maxTrackedConsumers {
