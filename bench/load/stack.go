@@ -70,11 +70,14 @@ func bundlesTracked(ctx context.Context, rest, source string) (int, error) {
 // 0.3 to 0.5 s of CPU in one burst every 17 s even with nothing to do: a
 // burst no production adapter shares its cores with, which the paced
 // phase measured as the adapter's tail.
-func startAgents(ctx context.Context, broker string, consumers []string, log *slog.Logger) ([]*agentsim.Agent, error) {
+//
+// applyRate, when positive, bounds how many bundles per second each agent
+// reports applied (agentsim.Options.ApplyRate).
+func startAgents(ctx context.Context, broker string, consumers []string, applyRate float64, log *slog.Logger) ([]*agentsim.Agent, error) {
 	var agents []*agentsim.Agent
 	for _, c := range consumers {
 		a, err := agentsim.Start(ctx, agentsim.Options{BrokerAddress: broker, Consumer: c,
-			Delete: agentsim.DeleteAtOnce, NoDeletionSweep: true, Logger: log})
+			Delete: agentsim.DeleteAtOnce, NoDeletionSweep: true, ApplyRate: applyRate, Logger: log})
 		if err != nil {
 			stopAgents(agents)
 			return nil, fmt.Errorf("agent for %s: %w", c, err)
@@ -82,6 +85,15 @@ func startAgents(ctx context.Context, broker string, consumers []string, log *sl
 		agents = append(agents, a)
 	}
 	return agents, nil
+}
+
+// appliedBy is how many bundles the agents reported applied so far.
+func appliedBy(agents []*agentsim.Agent) int64 {
+	var n int64
+	for _, a := range agents {
+		n += a.Applied()
+	}
+	return n
 }
 
 func stopAgents(agents []*agentsim.Agent) {
