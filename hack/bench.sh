@@ -11,8 +11,13 @@
 # hack/pgbouncer.sh). Last, bench/report writes bench/results.json, .md and
 # .svg and exits 1 naming each missed floor. Everything listens on loopback.
 #
-# Usage: hack/bench.sh [--clusters 1000,10000,50000] [--modes stock,pooled] [--quick] [harness flags]
+# Usage: hack/bench.sh [--clusters 1000,10000,50000] [--modes stock,pooled] [--phases base] [--quick] [harness flags]
 #        hack/bench.sh --quick                  200 clusters, short phases: for development
+#        hack/bench.sh --phases fleet           only issue 34's phases (creates to one consumer,
+#                                               steady, restart, two replicas) after create and
+#                                               unchanged, at 1,000 and 10,000 clusters, pooled
+#                                               Maestro, --view-max-age 1m (each a default: the
+#                                               flags given win); --phases all runs every phase
 #        hack/bench.sh --help                   the harness flags
 #
 # Environment (defaults in brackets):
@@ -40,6 +45,9 @@ say() { echo "bench.sh: $*" >&2; }
 
 SIZES=1000,10000,50000
 MODES=stock,pooled
+PHASES=base
+QUICK=0
+sizes_given=0 modes_given=0
 HARNESS_ARGS=()
 while (($#)); do
 	case "$1" in
@@ -49,21 +57,38 @@ while (($#)); do
 		go run ./bench/load --help
 		exit 0
 		;;
-	--clusters | --modes)
+	--clusters | --modes | --phases)
 		(($# >= 2)) || { say "$1 needs a value"; exit 2; }
-		if [[ "$1" == --clusters ]]; then SIZES=$2; else MODES=$2; fi
+		case "$1" in
+		--clusters) SIZES=$2 sizes_given=1 ;;
+		--modes) MODES=$2 modes_given=1 ;;
+		*) PHASES=$2 ;;
+		esac
 		shift
 		;;
-	--clusters=*) SIZES=${1#*=} ;;
-	--modes=*) MODES=${1#*=} ;;
+	--clusters=*) SIZES=${1#*=} sizes_given=1 ;;
+	--modes=*) MODES=${1#*=} modes_given=1 ;;
+	--phases=*) PHASES=${1#*=} ;;
 	--quick)
-		SIZES=200
+		SIZES=200 sizes_given=1 QUICK=1
 		HARNESS_ARGS+=(--unchanged-for 10s --latency-for 10s --settle-for 30s)
 		;;
 	*) HARNESS_ARGS+=("$1") ;;
 	esac
 	shift
 done
+# The phases of issue 34 (fleet): their own default sizes and setup, and a
+# view max age short enough for the steady phase to span 2.5 of them in
+# minutes. Harness flags given on the command line come after these, and win.
+FLEET=0
+[[ ",${PHASES}," =~ ,(fleet|all|one-consumer|steady|restart|replicas), ]] && FLEET=1
+if ((FLEET)); then
+	((sizes_given)) || SIZES=1000,10000
+	((modes_given)) || MODES=pooled
+	HARNESS_ARGS=(--view-max-age 1m "${HARNESS_ARGS[@]}")
+	((QUICK)) && HARNESS_ARGS=(--restart-after 10s --restart-for 80s "${HARNESS_ARGS[@]}")
+fi
+HARNESS_ARGS=(--phases "${PHASES}" "${HARNESS_ARGS[@]}")
 IFS=, read -r -a SIZE_LIST <<<"${SIZES}"
 IFS=, read -r -a MODE_LIST <<<"${MODES}"
 for n in "${SIZE_LIST[@]}"; do
@@ -171,10 +196,23 @@ if [[ " ${MODE_LIST[*]} " == *" pooled "* ]]; then
 	hack/pgbouncer.sh start
 fi
 
+# estimate is a rough length of one run at $1 clusters, in minutes, for the
+# newcomer watching it: creates at about 100/s (20/s to one consumer with a
+# fixed write budget), settle, the 30 s phases, the fleet phases' own.
+estimate() {
+	local n=$1 s
+	s=$((2 * n / 100 + 60 + 120))
+	if ((FLEET)); then
+		s=$((s + 2 * n / 20 + 60 + 150 + 100 + 90))
+	fi
+	echo $(((s + 59) / 60))
+}
+
 failed=()
 for n in "${SIZE_LIST[@]}"; do
 	for mode in "${MODE_LIST[@]}"; do
-		say "run: ${mode} Maestro, ${n} clusters"
+		say "run: ${mode} Maestro, ${n} clusters, phases ${PHASES} (create, settle, warm-up, unchanged always);" \
+			"about $(estimate "${n}") min; the harness logs each phase as it starts and its progress every 30 s"
 		run_start=${SECONDS}
 		if run_one "${n}" "${mode}"; then
 			say "run: ${mode} Maestro, ${n} clusters done in $((SECONDS - run_start))s"
