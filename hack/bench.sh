@@ -38,6 +38,12 @@
 #   BENCH_OUT               [bench] folder of results.json, .md and .svg
 #   BENCH_KEEP=1            keep the last Maestro, its database and PgBouncer
 #                           running after the run
+#   With --one-consumer-agent real (phase one-consumer): a real `maestro agent`
+#   for the one consumer, on a kube-apiserver of its own (hack/kube.sh,
+#   hack/agent.sh), on these ports:
+#   BENCH_KUBE_APISERVER_PORT [18643] BENCH_KUBE_ETCD_CLIENT_PORT [18679]
+#   BENCH_KUBE_ETCD_PEER_PORT [18680] BENCH_KUBE_KCM_PORT [18657]
+#   BENCH_AGENT_BASE_PORT   [18660]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -89,6 +95,24 @@ if ((FLEET)); then
 	((QUICK)) && HARNESS_ARGS=(--restart-after 10s --restart-for 80s "${HARNESS_ARGS[@]}")
 fi
 HARNESS_ARGS=(--phases "${PHASES}" "${HARNESS_ARGS[@]}")
+REAL_AGENT=0
+for ((i = 0; i < ${#HARNESS_ARGS[@]}; i++)); do
+	a=${HARNESS_ARGS[i]}
+	if [[ "${a}" == --one-consumer-agent=real || ("${a}" == --one-consumer-agent && "${HARNESS_ARGS[i + 1]:-}" == real) ]]; then
+		REAL_AGENT=1
+	elif [[ "${a}" == --one-consumer-agent* ]]; then
+		REAL_AGENT=0 # the last one given wins, as in the harness
+	fi
+done
+ONE_CONSUMER=bench-one # bench/load's oneConsumer
+if ((REAL_AGENT)); then
+	export KUBE_RUN_DIR=${BENCH_RUN_DIR:-/tmp/bundle-adapter-bench}/kube KUBE_FRESH=1
+	export KUBE_APISERVER_PORT=${BENCH_KUBE_APISERVER_PORT:-18643}
+	export KUBE_ETCD_CLIENT_PORT=${BENCH_KUBE_ETCD_CLIENT_PORT:-18679}
+	export KUBE_ETCD_PEER_PORT=${BENCH_KUBE_ETCD_PEER_PORT:-18680}
+	export KUBE_KCM_PORT=${BENCH_KUBE_KCM_PORT:-18657}
+	export AGENT_RUN_DIR=${BENCH_RUN_DIR:-/tmp/bundle-adapter-bench}/agent AGENT_BASE_PORT=${BENCH_AGENT_BASE_PORT:-18660}
+fi
 IFS=, read -r -a SIZE_LIST <<<"${SIZES}"
 IFS=, read -r -a MODE_LIST <<<"${MODES}"
 for n in "${SIZE_LIST[@]}"; do
@@ -144,6 +168,10 @@ cleanup() {
 			"PGBOUNCER_RUN_DIR=${PGBOUNCER_RUN_DIR} hack/pgbouncer.sh stop)"
 		return
 	fi
+	if ((REAL_AGENT)); then
+		hack/agent.sh stop >/dev/null 2>&1 || true
+		hack/kube.sh stop >/dev/null 2>&1 || true
+	fi
 	hack/maestro.sh stop >/dev/null 2>&1 || true
 	hack/pgbouncer.sh stop >/dev/null 2>&1 || true
 	drop_db
@@ -169,6 +197,12 @@ start_maestro() {
 run_one() {
 	local n=$1 mode=$2
 	start_maestro "${mode}" || return 1
+	if ((REAL_AGENT)); then
+		say "starting a real maestro agent for ${ONE_CONSUMER} (log: $(hack/agent.sh log "${ONE_CONSUMER}"))"
+		MAESTRO_BROKER_ADDR=${MAESTRO_BROKER_ADDR} hack/agent.sh start "${ONE_CONSUMER}" >/dev/null ||
+			{ say "the real agent did not start"; hack/maestro.sh stop >/dev/null 2>&1 || true; return 1; }
+	fi
+	local rc=0
 	"${RUN_DIR}/bench-load" \
 		--adapter-bin "${ADAPTER_BIN}" \
 		--run-dir "${RUN_DIR}" \
@@ -181,8 +215,10 @@ run_one() {
 		"${HARNESS_ARGS[@]}" \
 		--mode "${mode}" \
 		--out "${RUN_DIR}/runs/${mode}-${n}" \
-		--clusters "${n}"
-	local rc=$?
+		--clusters "${n}" || rc=$?
+	if ((REAL_AGENT)); then
+		hack/agent.sh stop "${ONE_CONSUMER}" >/dev/null 2>&1 || true
+	fi
 	hack/maestro.sh stop >/dev/null 2>&1 || true
 	return "${rc}"
 }
@@ -195,6 +231,13 @@ if [[ " ${MODE_LIST[*]} " == *" pooled "* ]]; then
 	hack/pgbouncer.sh install
 	hack/pgbouncer.sh start
 fi
+if ((REAL_AGENT)); then
+	say "starting a kube-apiserver of the run's own for the real agent (hack/kube.sh, port ${KUBE_APISERVER_PORT})"
+	hack/kube.sh build >/dev/null
+	hack/agent.sh stop >/dev/null 2>&1 || true
+	hack/kube.sh stop >/dev/null 2>&1 || true
+	hack/kube.sh start >/dev/null || { say "hack/kube.sh start failed (logs in ${KUBE_RUN_DIR})"; exit 1; }
+fi
 
 # estimate is a rough length of one run at $1 clusters, in minutes, for the
 # newcomer watching it: creates at about 100/s (20/s to one consumer with a
@@ -202,9 +245,10 @@ fi
 estimate() {
 	local n=$1 s
 	s=$((2 * n / 100 + 60 + 120))
-	if ((FLEET)); then
-		s=$((s + 2 * n / 20 + 60 + 150 + 100 + 90))
-	fi
+	[[ ",${PHASES}," =~ ,(fleet|all|one-consumer), ]] && s=$((s + 2 * n / 20 + 60))
+	[[ ",${PHASES}," =~ ,(fleet|all|steady), ]] && s=$((s + 150))
+	[[ ",${PHASES}," =~ ,(fleet|all|restart), ]] && s=$((s + 100))
+	[[ ",${PHASES}," =~ ,(fleet|all|replicas), ]] && s=$((s + 90))
 	echo $(((s + 59) / 60))
 }
 

@@ -78,9 +78,7 @@ func (o *options) validatePhases() error {
 	switch {
 	case (o.phases[phaseRestart] || o.phases[phaseReplicas]) && o.adapterMode != "binary":
 		return errors.New("--phases restart and replicas need --adapter binary (they kill and start adapter processes)")
-	case o.phases[phaseOneConsumer] && o.oneConsumerAgent == "real":
-		return errors.New("--one-consumer-agent real is not wired yet (bench/README.md, Phases): use simulated")
-	case o.phases[phaseOneConsumer] && o.oneConsumerAgent != "simulated":
+	case o.phases[phaseOneConsumer] && o.oneConsumerAgent != "simulated" && o.oneConsumerAgent != "real":
 		return fmt.Errorf("--one-consumer-agent must be simulated or real, not %q", o.oneConsumerAgent)
 	case o.oneConsumerClusters < 0 || o.oneConsumerApplyRate < 0 || o.viewPageSize < 0 || o.steadyAges < 0:
 		return errors.New("--one-consumer-clusters and --one-consumer-apply-rate must not be negative, --view-page-size and --steady-ages must not be negative")
@@ -109,15 +107,19 @@ func (h *harness) startOneConsumer(ctx context.Context, runID string) (stop func
 	if err := registerConsumers(ctx, o.maestroREST, []string{oneConsumer}); err != nil {
 		return nil, err
 	}
+	for i := range o.oneConsumerClusters {
+		h.api.place(o.clusters+i, oneConsumer)
+	}
+	if o.oneConsumerAgent == "real" {
+		h.log.Info("one consumer served by a real agent started outside the harness (hack/bench.sh: hack/agent.sh)", "consumer", oneConsumer)
+		return func() {}, nil
+	}
 	logPath := filepath.Join(o.runDir, runID+"-one-consumer-agent.log")
 	p, err := startAgentsProcess(ctx, o.maestroBroker, []string{oneConsumer}, o.oneConsumerApplyRate, logPath)
 	if err != nil {
 		return nil, err
 	}
 	h.oneAgent = p
-	for i := range o.oneConsumerClusters {
-		h.api.place(o.clusters+i, oneConsumer)
-	}
 	h.log.Info("one consumer's simulated agent started", "consumer", oneConsumer, "apply_rate", applyRate(o.oneConsumerApplyRate),
 		"pid", p.pid(), "log", logPath)
 	return p.stop, nil
@@ -132,12 +134,13 @@ func (h *harness) oneConsumerPhase(ctx context.Context, res *results) error {
 	o := h.o
 	n, m := o.clusters, o.oneConsumerClusters
 	bound := time.Minute + time.Duration(float64(bundlesPerClusterEvt*m)/o.createsPerSecLo*float64(time.Second))
-	before, err := h.oneAgent.appliedCount(30 * time.Second)
+	before, err := h.appliedOnOne(ctx)
 	if err != nil {
 		return err
 	}
+	x0 := oneConsumerResult{Agent: o.oneConsumerAgent, ApplyRatePerS: o.oneConsumerApplyRate}
 	h.log.Info("one-consumer phase: every cluster's bundles to one consumer", "consumer", oneConsumer, "clusters", m,
-		"agent_apply_rate", applyRate(o.oneConsumerApplyRate), "bound", bound)
+		"agent", x0.agentLabel(), "bound", bound)
 	start := time.Now()
 	p, err := h.measure(phaseOneConsumer, func() *tally {
 		return h.drv.closedLoop(ctx, n+m, n, m, o.window, time.Now().Add(bound))
@@ -167,8 +170,12 @@ func (h *harness) oneConsumerPhase(ctx context.Context, res *results) error {
 // records how many it applied and how fast, from start.
 func (h *harness) waitApplied(ctx context.Context, x *oneConsumerResult, before int64, start time.Time) {
 	last, lastAt, lastLog := before, start, time.Now()
+	poll := 250 * time.Millisecond
+	if h.oneAgent == nil {
+		poll = 2 * time.Second // a paged list of Maestro's bundles each time
+	}
 	for ctx.Err() == nil {
-		got, err := h.oneAgent.appliedCount(10 * time.Second)
+		got, err := h.appliedOnOne(ctx)
 		if err != nil {
 			h.log.Warn("one-consumer: the agent did not say what it applied", "error", err)
 			break
@@ -183,13 +190,24 @@ func (h *harness) waitApplied(ctx context.Context, x *oneConsumerResult, before 
 			lastLog = time.Now()
 			h.log.Info("one-consumer: waiting for the agent to apply", "applied", last-before, "created", x.Creates)
 		}
-		sleepCtx(ctx, 250*time.Millisecond)
+		sleepCtx(ctx, poll)
 	}
 	x.Applied = float64(last - before)
 	x.AllApplied = x.Applied >= x.Creates
 	if x.AppliedS = lastAt.Sub(start).Seconds(); x.AppliedS > 0 {
 		x.AppliedPerS = x.Applied / x.AppliedS
 	}
+}
+
+// appliedOnOne is how many bundles the one consumer's agent has applied:
+// the simulated agent says so itself; a real agent's are counted in
+// Maestro (appliedInMaestro).
+func (h *harness) appliedOnOne(ctx context.Context) (int64, error) {
+	if h.oneAgent != nil {
+		return h.oneAgent.appliedCount(10 * time.Second)
+	}
+	n, err := appliedInMaestro(ctx, h.o.maestroREST, h.sourceID, oneConsumer)
+	return int64(n), err
 }
 
 // budgetOf finds the write budget's series for consumer among the metrics

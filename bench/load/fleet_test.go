@@ -1,7 +1,11 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +44,9 @@ func TestFleetFloors(t *testing.T) {
 			misses: []string{"creates to one consumer"}},
 		{name: "an agent that did not keep up", edit: func(r *results) { r.OneConsumer.CreatesPerS, r.OneConsumer.AppliedPerS = 20, 10 },
 			na: []string{"creates to one consumer"}},
+		{name: "a real agent slower than the creates", edit: func(r *results) {
+			r.OneConsumer.Agent, r.OneConsumer.CreatesPerS, r.OneConsumer.AppliedPerS = "real", 21, 12
+		}, na: []string{"creates to one consumer"}},
 		{name: "stock creates to one consumer", edit: func(r *results) { r.Mode = "stock"; r.OneConsumer.CreatesPerS = 20 },
 			na: []string{"creates to one consumer", "bundle creates (pooled)"}},
 		{name: "refresh reads in steady state", edit: func(r *results) { r.Steady.RequestsPerEvent.v = 0.033 },
@@ -204,7 +211,8 @@ func TestPhases(t *testing.T) {
 		{in: "steady, restart", want: "steady,restart"},
 		{in: "restart", want: "restart", edit: func(o *options) { o.restartFor = 30 * time.Second }, invalid: "--restart-for"},
 		{in: "replicas", want: "replicas", edit: func(o *options) { o.adapterMode = "inproc" }, invalid: "--adapter binary"},
-		{in: "one-consumer", want: "one-consumer", edit: func(o *options) { o.oneConsumerAgent = "real" }, invalid: "not wired"},
+		{in: "one-consumer", want: "one-consumer", edit: func(o *options) { o.oneConsumerAgent = "real" }},
+		{in: "one-consumer", want: "one-consumer", edit: func(o *options) { o.oneConsumerAgent = "kind" }, invalid: "simulated or real"},
 		{in: "latency", want: "", invalid: "unknown phase"},
 	}
 	for _, tt := range tests {
@@ -242,5 +250,35 @@ func TestFleetMarkdown(t *testing.T) {
 	base.finish()
 	if strings.Contains(base.markdown(), "fleet phase") {
 		t.Errorf("a run without the fleet phases has their table")
+	}
+}
+
+// appliedInMaestro pages through the consumer's bundles and counts those
+// whose Applied condition is True.
+func TestAppliedInMaestro(t *testing.T) {
+	var searches []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		searches = append(searches, r.URL.Query().Get("search"))
+		item := func(applied string) string {
+			return `{"status":{"conditions":[{"type":"Applied","status":"` + applied + `"},{"type":"Available","status":"True"}]}}`
+		}
+		var items []string
+		switch r.URL.Query().Get("page") {
+		case "1":
+			for i := range appliedPageSize {
+				items = append(items, item(map[bool]string{true: "True", false: "False"}[i%2 == 0]))
+			}
+		case "2":
+			items = []string{item("True"), `{"status":{}}`}
+		}
+		fmt.Fprintf(w, `{"total": %d, "items": [%s]}`, appliedPageSize+2, strings.Join(items, ","))
+	}))
+	defer srv.Close()
+	n, err := appliedInMaestro(context.Background(), srv.URL, "bench1", "bench-one")
+	if err != nil || n != appliedPageSize/2+1 {
+		t.Errorf("appliedInMaestro = %d, %v, want %d", n, err, appliedPageSize/2+1)
+	}
+	if len(searches) != 2 || searches[0] != "source='bench1' and consumer_name='bench-one'" {
+		t.Errorf("searches %q, want two pages of the source's bundles on the consumer", searches)
 	}
 }
