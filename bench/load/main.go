@@ -114,7 +114,7 @@ func parseFlags() *options {
 	phases := fs.String("phases", "base", "comma-separated phases to run after create, settle, warm-up and unchanged (which always run): base (latency and --latency-loads), one-consumer, steady, restart, replicas; fleet is the last four (issue 34), all is every one")
 	fs.IntVar(&o.oneConsumerClusters, "one-consumer-clusters", 0, "one-consumer: clusters (more than --clusters, all placed on one consumer) whose bundles it creates; 0: --clusters")
 	fs.Float64Var(&o.oneConsumerApplyRate, "one-consumer-apply-rate", 400, "one-consumer: bundles per second the consumer's simulated agent applies at most (0: as fast as it can)")
-	fs.StringVar(&o.oneConsumerAgent, "one-consumer-agent", "simulated", "one-consumer: simulated (maestroclient/agentsim) or real (a maestro agent on a kube-apiserver: not wired yet, refused)")
+	fs.StringVar(&o.oneConsumerAgent, "one-consumer-agent", "simulated", "one-consumer: simulated (maestroclient/agentsim) or real (a maestro agent that hack/bench.sh starts on a kube-apiserver of its own; the applied bundles are counted in Maestro)")
 	fs.StringVar(&o.budgetMetric, "write-budget-metric", "bundle_adapter_maestro_write_budget", "one-consumer: the adapter's metric of the per-consumer write budget (the series naming the consumer; any metric whose name starts with this); n/a when it has none")
 	fs.Float64Var(&o.steadyAges, "steady-ages", 2.5, "steady: the phase lasts this many --view-max-age (pass a short --view-max-age, e.g. 1m)")
 	fs.DurationVar(&o.restartFor, "restart-for", 100*time.Second, "restart: length of the paced phase across the restart (at least --restart-after + 70s)")
