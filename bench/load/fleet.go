@@ -212,7 +212,11 @@ func (h *harness) appliedOnOne(ctx context.Context) (int64, error) {
 
 // budgetOf finds the write budget's series for consumer among the metrics
 // whose name starts with prefix (a rate metric preferred) and returns that
-// metric's name and value; "n/a" when the adapter exposes none.
+// metric's name and value. Without a series naming the consumer it takes a
+// rate metric's unlabelled series (the adaptive budget's
+// bundle_adapter_maestro_write_budget_max_rate: the highest per-consumer
+// rate, the one consumer's in its phase); "n/a" when the adapter exposes
+// neither.
 func budgetOf(m stacktest.Metrics, prefix, consumer string) (string, maybe) {
 	var names []string
 	for name := range m {
@@ -228,6 +232,13 @@ func budgetOf(m stacktest.Metrics, prefix, consumer string) (string, maybe) {
 	for _, name := range names {
 		for _, s := range m[name] {
 			if strings.Contains(s.Labels, label) {
+				return name, maybe{s.Value, true}
+			}
+		}
+	}
+	for _, name := range names {
+		for _, s := range m[name] {
+			if s.Labels == "" && strings.Contains(name, "rate") {
 				return name, maybe{s.Value, true}
 			}
 		}

@@ -192,6 +192,17 @@ func TestBudgetOf(t *testing.T) {
 	if name, v := budgetOf(m, "bundle_adapter_maestro_write_budget", "bench-one"); name != "bundle_adapter_maestro_write_budget_rate" || v != (maybe{180, true}) {
 		t.Errorf("budgetOf = %s %+v, want the rate metric's 180", name, v)
 	}
+	// The adaptive budget's metrics are aggregates, without a consumer
+	// label: the highest per-consumer rate, which in the one-consumer phase
+	// is that consumer's.
+	aggregate := stacktest.Metrics{
+		"bundle_adapter_maestro_write_budget_outstanding":    {{Value: 40}},
+		"bundle_adapter_maestro_write_budget_max_rate":       {{Value: 310}},
+		"bundle_adapter_maestro_write_budget_backoffs_total": {{Value: 2}},
+	}
+	if name, v := budgetOf(aggregate, "bundle_adapter_maestro_write_budget", "bench-one"); name != "bundle_adapter_maestro_write_budget_max_rate" || v != (maybe{310, true}) {
+		t.Errorf("budgetOf(aggregates) = %s %+v, want the max rate's 310", name, v)
+	}
 	if _, v := budgetOf(stacktest.Metrics{}, "bundle_adapter_maestro_write_budget", "bench-one"); v.ok {
 		t.Errorf("budgetOf without the metric = %+v, want n/a", v)
 	}
