@@ -16,7 +16,7 @@
 #        hack/bench.sh --phases fleet           only issue 34's phases (creates to one consumer,
 #                                               steady, restart, two replicas) after create and
 #                                               unchanged, at 1,000 and 10,000 clusters, pooled
-#                                               Maestro, --view-max-age 1m (each a default: the
+#                                               Maestro, --view-max-age 2m (each a default: the
 #                                               flags given win); --phases all runs every phase
 #        hack/bench.sh --help                   the harness flags
 #
@@ -91,7 +91,7 @@ FLEET=0
 if ((FLEET)); then
 	((sizes_given)) || SIZES=1000,10000
 	((modes_given)) || MODES=pooled
-	HARNESS_ARGS=(--view-max-age 1m "${HARNESS_ARGS[@]}")
+	HARNESS_ARGS=(--view-max-age 2m "${HARNESS_ARGS[@]}")
 	((QUICK)) && HARNESS_ARGS=(--restart-after 10s --restart-for 80s "${HARNESS_ARGS[@]}")
 fi
 HARNESS_ARGS=(--phases "${PHASES}" "${HARNESS_ARGS[@]}")
@@ -246,7 +246,7 @@ estimate() {
 	local n=$1 s
 	s=$((2 * n / 100 + 60 + 120))
 	[[ ",${PHASES}," =~ ,(fleet|all|one-consumer), ]] && s=$((s + 2 * n / 20 + 60))
-	[[ ",${PHASES}," =~ ,(fleet|all|steady), ]] && s=$((s + 150))
+	[[ ",${PHASES}," =~ ,(fleet|all|steady), ]] && s=$((s + 300))
 	[[ ",${PHASES}," =~ ,(fleet|all|restart), ]] && s=$((s + 100))
 	[[ ",${PHASES}," =~ ,(fleet|all|replicas), ]] && s=$((s + 90))
 	echo $(((s + 59) / 60))

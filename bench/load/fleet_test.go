@@ -111,6 +111,19 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// A run without the latency phase (--phases fleet) does not pass its floor
+// with a p99 of 0: it is N/A.
+func TestLatencyFloorWithoutLatencyPhase(t *testing.T) {
+	r := passingFleet()
+	r.Phases = r.Phases[:2] // create, unchanged
+	r.finish()
+	for _, f := range r.Floors {
+		if f.Name == "paced latency p99" && (f.Verdict != "N/A" || !strings.Contains(f.Note, "not run")) {
+			t.Errorf("paced latency p99 without a latency phase: %s (%s), want N/A, not run", f.Verdict, f.Note)
+		}
+	}
+}
+
 // The restart floor's limit is one paged list of the bundles plus 100.
 func TestRestartLimit(t *testing.T) {
 	for _, c := range []struct {
