@@ -11,8 +11,13 @@
 # hack/pgbouncer.sh). Last, bench/report writes bench/results.json, .md and
 # .svg and exits 1 naming each missed floor. Everything listens on loopback.
 #
-# Usage: hack/bench.sh [--clusters 1000,10000,50000] [--modes stock,pooled] [--quick] [harness flags]
+# Usage: hack/bench.sh [--clusters 1000,10000,50000] [--modes stock,pooled] [--phases base] [--quick] [harness flags]
 #        hack/bench.sh --quick                  200 clusters, short phases: for development
+#        hack/bench.sh --phases fleet           only issue 34's phases (creates to one consumer,
+#                                               steady, restart, two replicas) after create and
+#                                               unchanged, at 1,000 and 10,000 clusters, pooled
+#                                               Maestro, --view-max-age 2m (each a default: the
+#                                               flags given win); --phases all runs every phase
 #        hack/bench.sh --help                   the harness flags
 #
 # Environment (defaults in brackets):
@@ -33,6 +38,12 @@
 #   BENCH_OUT               [bench] folder of results.json, .md and .svg
 #   BENCH_KEEP=1            keep the last Maestro, its database and PgBouncer
 #                           running after the run
+#   With --one-consumer-agent real (phase one-consumer): a real `maestro agent`
+#   for the one consumer, on a kube-apiserver of its own (hack/kube.sh,
+#   hack/agent.sh), on these ports:
+#   BENCH_KUBE_APISERVER_PORT [18643] BENCH_KUBE_ETCD_CLIENT_PORT [18679]
+#   BENCH_KUBE_ETCD_PEER_PORT [18680] BENCH_KUBE_KCM_PORT [18657]
+#   BENCH_AGENT_BASE_PORT   [18660]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,6 +51,9 @@ say() { echo "bench.sh: $*" >&2; }
 
 SIZES=1000,10000,50000
 MODES=stock,pooled
+PHASES=base
+QUICK=0
+sizes_given=0 modes_given=0
 HARNESS_ARGS=()
 while (($#)); do
 	case "$1" in
@@ -49,21 +63,56 @@ while (($#)); do
 		go run ./bench/load --help
 		exit 0
 		;;
-	--clusters | --modes)
+	--clusters | --modes | --phases)
 		(($# >= 2)) || { say "$1 needs a value"; exit 2; }
-		if [[ "$1" == --clusters ]]; then SIZES=$2; else MODES=$2; fi
+		case "$1" in
+		--clusters) SIZES=$2 sizes_given=1 ;;
+		--modes) MODES=$2 modes_given=1 ;;
+		*) PHASES=$2 ;;
+		esac
 		shift
 		;;
-	--clusters=*) SIZES=${1#*=} ;;
-	--modes=*) MODES=${1#*=} ;;
+	--clusters=*) SIZES=${1#*=} sizes_given=1 ;;
+	--modes=*) MODES=${1#*=} modes_given=1 ;;
+	--phases=*) PHASES=${1#*=} ;;
 	--quick)
-		SIZES=200
+		SIZES=200 sizes_given=1 QUICK=1
 		HARNESS_ARGS+=(--unchanged-for 10s --latency-for 10s --settle-for 30s)
 		;;
 	*) HARNESS_ARGS+=("$1") ;;
 	esac
 	shift
 done
+# The phases of issue 34 (fleet): their own default sizes and setup, and a
+# view max age short enough for the steady phase to span 2.5 of them in
+# minutes. Harness flags given on the command line come after these, and win.
+FLEET=0
+[[ ",${PHASES}," =~ ,(fleet|all|one-consumer|steady|restart|replicas), ]] && FLEET=1
+if ((FLEET)); then
+	((sizes_given)) || SIZES=1000,10000
+	((modes_given)) || MODES=pooled
+	HARNESS_ARGS=(--view-max-age 2m "${HARNESS_ARGS[@]}")
+	((QUICK)) && HARNESS_ARGS=(--restart-after 10s --restart-for 80s "${HARNESS_ARGS[@]}")
+fi
+HARNESS_ARGS=(--phases "${PHASES}" "${HARNESS_ARGS[@]}")
+REAL_AGENT=0
+for ((i = 0; i < ${#HARNESS_ARGS[@]}; i++)); do
+	a=${HARNESS_ARGS[i]}
+	if [[ "${a}" == --one-consumer-agent=real || ("${a}" == --one-consumer-agent && "${HARNESS_ARGS[i + 1]:-}" == real) ]]; then
+		REAL_AGENT=1
+	elif [[ "${a}" == --one-consumer-agent* ]]; then
+		REAL_AGENT=0 # the last one given wins, as in the harness
+	fi
+done
+ONE_CONSUMER=bench-one # bench/load's oneConsumer
+if ((REAL_AGENT)); then
+	export KUBE_RUN_DIR=${BENCH_RUN_DIR:-/tmp/bundle-adapter-bench}/kube KUBE_FRESH=1
+	export KUBE_APISERVER_PORT=${BENCH_KUBE_APISERVER_PORT:-18643}
+	export KUBE_ETCD_CLIENT_PORT=${BENCH_KUBE_ETCD_CLIENT_PORT:-18679}
+	export KUBE_ETCD_PEER_PORT=${BENCH_KUBE_ETCD_PEER_PORT:-18680}
+	export KUBE_KCM_PORT=${BENCH_KUBE_KCM_PORT:-18657}
+	export AGENT_RUN_DIR=${BENCH_RUN_DIR:-/tmp/bundle-adapter-bench}/agent AGENT_BASE_PORT=${BENCH_AGENT_BASE_PORT:-18660}
+fi
 IFS=, read -r -a SIZE_LIST <<<"${SIZES}"
 IFS=, read -r -a MODE_LIST <<<"${MODES}"
 for n in "${SIZE_LIST[@]}"; do
@@ -119,6 +168,10 @@ cleanup() {
 			"PGBOUNCER_RUN_DIR=${PGBOUNCER_RUN_DIR} hack/pgbouncer.sh stop)"
 		return
 	fi
+	if ((REAL_AGENT)); then
+		hack/agent.sh stop >/dev/null 2>&1 || true
+		hack/kube.sh stop >/dev/null 2>&1 || true
+	fi
 	hack/maestro.sh stop >/dev/null 2>&1 || true
 	hack/pgbouncer.sh stop >/dev/null 2>&1 || true
 	drop_db
@@ -144,6 +197,12 @@ start_maestro() {
 run_one() {
 	local n=$1 mode=$2
 	start_maestro "${mode}" || return 1
+	if ((REAL_AGENT)); then
+		say "starting a real maestro agent for ${ONE_CONSUMER} (log: $(hack/agent.sh log "${ONE_CONSUMER}"))"
+		MAESTRO_BROKER_ADDR=${MAESTRO_BROKER_ADDR} hack/agent.sh start "${ONE_CONSUMER}" >/dev/null ||
+			{ say "the real agent did not start"; hack/maestro.sh stop >/dev/null 2>&1 || true; return 1; }
+	fi
+	local rc=0
 	"${RUN_DIR}/bench-load" \
 		--adapter-bin "${ADAPTER_BIN}" \
 		--run-dir "${RUN_DIR}" \
@@ -156,8 +215,10 @@ run_one() {
 		"${HARNESS_ARGS[@]}" \
 		--mode "${mode}" \
 		--out "${RUN_DIR}/runs/${mode}-${n}" \
-		--clusters "${n}"
-	local rc=$?
+		--clusters "${n}" || rc=$?
+	if ((REAL_AGENT)); then
+		hack/agent.sh stop "${ONE_CONSUMER}" >/dev/null 2>&1 || true
+	fi
 	hack/maestro.sh stop >/dev/null 2>&1 || true
 	return "${rc}"
 }
@@ -170,11 +231,32 @@ if [[ " ${MODE_LIST[*]} " == *" pooled "* ]]; then
 	hack/pgbouncer.sh install
 	hack/pgbouncer.sh start
 fi
+if ((REAL_AGENT)); then
+	say "starting a kube-apiserver of the run's own for the real agent (hack/kube.sh, port ${KUBE_APISERVER_PORT})"
+	hack/kube.sh build >/dev/null
+	hack/agent.sh stop >/dev/null 2>&1 || true
+	hack/kube.sh stop >/dev/null 2>&1 || true
+	hack/kube.sh start >/dev/null || { say "hack/kube.sh start failed (logs in ${KUBE_RUN_DIR})"; exit 1; }
+fi
+
+# estimate is a rough length of one run at $1 clusters, in minutes, for the
+# newcomer watching it: creates at about 100/s (20/s to one consumer with a
+# fixed write budget), settle, the 30 s phases, the fleet phases' own.
+estimate() {
+	local n=$1 s
+	s=$((2 * n / 100 + 60 + 120))
+	[[ ",${PHASES}," =~ ,(fleet|all|one-consumer), ]] && s=$((s + 2 * n / 20 + 60))
+	[[ ",${PHASES}," =~ ,(fleet|all|steady), ]] && s=$((s + 300))
+	[[ ",${PHASES}," =~ ,(fleet|all|restart), ]] && s=$((s + 100))
+	[[ ",${PHASES}," =~ ,(fleet|all|replicas), ]] && s=$((s + 90))
+	echo $(((s + 59) / 60))
+}
 
 failed=()
 for n in "${SIZE_LIST[@]}"; do
 	for mode in "${MODE_LIST[@]}"; do
-		say "run: ${mode} Maestro, ${n} clusters"
+		say "run: ${mode} Maestro, ${n} clusters, phases ${PHASES} (create, settle, warm-up, unchanged always);" \
+			"about $(estimate "${n}") min; the harness logs each phase as it starts and its progress every 30 s"
 		run_start=${SECONDS}
 		if run_one "${n}" "${mode}"; then
 			say "run: ${mode} Maestro, ${n} clusters done in $((SECONDS - run_start))s"

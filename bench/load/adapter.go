@@ -21,8 +21,10 @@ type adapterUnderTest interface {
 // binaryAdapter is `bundle-adapter serve` as a child process.
 type binaryAdapter struct{ *stacktest.Adapter }
 
-func startBinary(ctx context.Context, bin string, f stacktest.Files) (*binaryAdapter, error) {
-	ad, err := stacktest.StartAdapter(stacktest.AdapterOptions{Bin: bin, Files: f})
+// startBinary starts bin serve on the run's config files, its output in
+// logPath (default f.Dir/adapter.log), and waits until it is ready.
+func startBinary(ctx context.Context, bin string, f stacktest.Files, logPath string) (*binaryAdapter, error) {
+	ad, err := stacktest.StartAdapter(stacktest.AdapterOptions{Bin: bin, Files: f, LogPath: logPath})
 	if err != nil {
 		return nil, err
 	}

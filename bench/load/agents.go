@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -35,23 +36,40 @@ const (
 	agentsCollected = "collected"
 )
 
+// agentsApplied, written to the agents process's stdin, makes it answer
+// "applied N": the bundles its agents reported applied so far.
+const agentsApplied = "applied"
+
+// parseApplied reads an "applied N" answer.
+func parseApplied(line string) (int64, bool) {
+	rest, ok := strings.CutPrefix(line, agentsApplied+" ")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(rest, 10, 64)
+	return n, err == nil
+}
+
 // agentsProcess is the simulated agents running as a child process.
 type agentsProcess struct {
 	cmd       *exec.Cmd
 	stdin     io.WriteCloser
 	done      chan error
 	collected chan struct{} // an agentsCollected line arrived
+	applied   chan int64    // an "applied N" line arrived
 }
 
 // startAgentsProcess runs this binary's agents subcommand for consumers and
 // waits (at most a minute) until every agent is connected. The child exits
 // when its stdin closes, so it never outlives the harness.
-func startAgentsProcess(ctx context.Context, broker string, consumers []string, logPath string) (*agentsProcess, error) {
+// applyRate, when positive, is each agent's agentsim.Options.ApplyRate.
+func startAgentsProcess(ctx context.Context, broker string, consumers []string, applyRate float64, logPath string) (*agentsProcess, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("agents process: %w", err)
 	}
-	cmd := exec.Command(exe, agentsCommand, "--maestro-broker", broker, "--consumers", strings.Join(consumers, ","))
+	cmd := exec.Command(exe, agentsCommand, "--maestro-broker", broker, "--consumers", strings.Join(consumers, ","),
+		"--apply-rate", strconv.FormatFloat(applyRate, 'f', -1, 64))
 	cmd.Env = agentsEnv(os.Environ())
 	return startChild(ctx, cmd, logPath, time.Minute)
 }
@@ -109,7 +127,7 @@ func startChild(ctx context.Context, cmd *exec.Cmd, logPath string, timeout time
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("agents process: %w", err)
 	}
-	p := &agentsProcess{cmd: cmd, stdin: stdin, done: make(chan error, 1), collected: make(chan struct{}, 1)}
+	p := &agentsProcess{cmd: cmd, stdin: stdin, done: make(chan error, 1), collected: make(chan struct{}, 1), applied: make(chan int64, 1)}
 	ready := make(chan bool, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -123,6 +141,13 @@ func startChild(ctx context.Context, cmd *exec.Cmd, logPath string, timeout time
 				select {
 				case p.collected <- struct{}{}:
 				default:
+				}
+			default:
+				if n, isApplied := parseApplied(sc.Text()); isApplied {
+					select {
+					case p.applied <- n:
+					default:
+					}
 				}
 			}
 		}
@@ -168,6 +193,20 @@ func (p *agentsProcess) collect(timeout time.Duration) error {
 	}
 }
 
+// appliedCount asks the child how many bundles its agents reported applied
+// so far, and waits (at most timeout) for the answer.
+func (p *agentsProcess) appliedCount(timeout time.Duration) (int64, error) {
+	if _, err := io.WriteString(p.stdin, agentsApplied+"\n"); err != nil {
+		return 0, fmt.Errorf("agents process: applied: %w", err)
+	}
+	select {
+	case n := <-p.applied:
+		return n, nil
+	case <-time.After(timeout):
+		return 0, fmt.Errorf("agents process: no %q answer within %s", agentsApplied, timeout)
+	}
+}
+
 // stop closes the child's stdin (it stops its agents and exits) and kills
 // it after 10 s.
 func (p *agentsProcess) stop() {
@@ -181,14 +220,22 @@ func (p *agentsProcess) stop() {
 }
 
 // serveStdin answers the harness's lines on in until it closes: each
-// agentsCollect collects the heap and writes agentsCollected to out;
-// other lines are ignored.
-func serveStdin(in io.Reader, out io.Writer) error {
+// agentsCollect collects the heap and writes agentsCollected to out; each
+// agentsApplied writes "applied N", N from applied (0 when nil); other
+// lines are ignored.
+func serveStdin(in io.Reader, out io.Writer, applied func() int64) error {
 	sc := bufio.NewScanner(in)
 	for sc.Scan() {
-		if sc.Text() == agentsCollect {
+		switch sc.Text() {
+		case agentsCollect:
 			runtime.GC()
 			fmt.Fprintln(out, agentsCollected)
+		case agentsApplied:
+			n := int64(0)
+			if applied != nil {
+				n = applied()
+			}
+			fmt.Fprintf(out, "%s %d\n", agentsApplied, n)
 		}
 	}
 	return sc.Err()
@@ -201,6 +248,7 @@ func runAgentsCommand(args []string) int {
 	fs := flag.NewFlagSet("bench-load agents", flag.ContinueOnError)
 	broker := fs.String("maestro-broker", "127.0.0.1:18191", "Maestro agent gRPC broker address")
 	list := fs.String("consumers", "", "comma-separated consumers, one agent each")
+	rate := fs.Float64("apply-rate", 0, "bundles per second each agent reports applied at most (agentsim ApplyRate); 0: as fast as they come")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -211,7 +259,7 @@ func runAgentsCommand(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	agents, err := startAgents(ctx, *broker, strings.Split(*list, ","), log)
+	agents, err := startAgents(ctx, *broker, strings.Split(*list, ","), *rate, log)
 	if err != nil {
 		log.Error("agents: start", "error", err)
 		return 1
@@ -219,7 +267,7 @@ func runAgentsCommand(args []string) int {
 	defer stopAgents(agents)
 	fmt.Println(agentsReady)
 	eof := make(chan error, 1)
-	go func() { eof <- serveStdin(os.Stdin, os.Stdout) }()
+	go func() { eof <- serveStdin(os.Stdin, os.Stdout, func() int64 { return appliedBy(agents) }) }()
 	select {
 	case <-ctx.Done():
 	case err := <-eof:

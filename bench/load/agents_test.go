@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	case "serve": // the agents command's stdin protocol, without agents
 		fmt.Println(agentsReady)
-		_ = serveStdin(os.Stdin, os.Stdout)
+		_ = serveStdin(os.Stdin, os.Stdout, func() int64 { return 3 })
 		os.Exit(0)
 	}
 }
@@ -92,7 +92,7 @@ func TestServeStdin(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	var out strings.Builder
-	if err := serveStdin(strings.NewReader("hello\ncollect\ncollect\n"), &out); err != nil {
+	if err := serveStdin(strings.NewReader("hello\ncollect\ncollect\n"), &out, nil); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)
@@ -101,6 +101,34 @@ func TestServeStdin(t *testing.T) {
 	}
 	if n := after.NumGC - before.NumGC; n < 2 {
 		t.Errorf("%d collections, want at least 2", n)
+	}
+}
+
+// The agents command answers an applied line with the bundles its agents
+// reported applied so far.
+func TestServeStdinApplied(t *testing.T) {
+	var out strings.Builder
+	n := int64(0)
+	count := func() int64 { n += 7; return n }
+	if err := serveStdin(strings.NewReader("applied\napplied\n"), &out, count); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "applied 7\napplied 14\n" {
+		t.Errorf("answered %q, want applied 7 then applied 14", got)
+	}
+}
+
+// parseApplied reads the agents process's answer.
+func TestParseApplied(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		n    int64
+		ok   bool
+	}{{"applied 12", 12, true}, {"applied x", 0, false}, {"collected", 0, false}, {"applied", 0, false}} {
+		n, ok := parseApplied(c.line)
+		if n != c.n || ok != c.ok {
+			t.Errorf("parseApplied(%q) = %d, %t, want %d, %t", c.line, n, ok, c.n, c.ok)
+		}
 	}
 }
 
@@ -125,6 +153,18 @@ func TestCollectChild(t *testing.T) {
 	defer mute.stop()
 	if err := mute.collect(2 * time.Second); err == nil || !strings.Contains(err.Error(), agentsCollected) {
 		t.Errorf("collect from a child that does not answer: %v", err)
+	}
+}
+
+// appliedCount reads the child's answer.
+func TestAppliedChild(t *testing.T) {
+	p, err := startChild(context.Background(), child(t, "serve"), filepath.Join(t.TempDir(), "agents.log"), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.stop()
+	if n, err := p.appliedCount(time.Minute); n != 3 || err != nil {
+		t.Errorf("appliedCount() = %d, %v, want 3", n, err)
 	}
 }
 

@@ -45,14 +45,19 @@ func startAPI(consumers []string, n int) (*recordingAPI, error) {
 	}
 	a.API = api
 	for i := range n {
-		id := clusterID(i)
-		a.SetCluster(id, map[string]any{
-			"id": id, "kind": "Cluster", "name": "bench-" + id, "generation": 1,
-			"consumer": consumers[i%len(consumers)],
-			"spec":     map[string]any{"region": "onprem-1"}, "status": map[string]any{"conditions": []any{}},
-		})
+		a.place(i, consumers[i%len(consumers)])
 	}
 	return a, nil
+}
+
+// place serves cluster i, at generation 1, placed on consumer.
+func (a *recordingAPI) place(i int, consumer string) {
+	id := clusterID(i)
+	a.SetCluster(id, map[string]any{
+		"id": id, "kind": "Cluster", "name": "bench-" + id, "generation": 1,
+		"consumer": consumer,
+		"spec":     map[string]any{"region": "onprem-1"}, "status": map[string]any{"conditions": []any{}},
+	})
 }
 
 func (a *recordingAPI) close() { a.Close() }

@@ -62,6 +62,17 @@ type options struct {
 	runDir                                                  string
 	out                                                     string
 	verbose                                                 bool
+
+	// The phases of issue 34 (fleet.go), run when --phases names them.
+	phases               phaseSet
+	oneConsumerClusters  int
+	oneConsumerApplyRate float64
+	oneConsumerAgent     string
+	budgetMetric         string
+	steadyAges           float64
+	restartFor           time.Duration
+	restartAfter         time.Duration
+	viewPageSize         int
 }
 
 func parseFlags() *options {
@@ -100,8 +111,18 @@ func parseFlags() *options {
 	fs.StringVar(&o.out, "out", "bench", "folder of results.json and results.md")
 	fs.DurationVar(&o.viewMaxAge, "view-max-age", 5*time.Minute, "clients.maestro.view.max_age of the adapter under test; 0 turns the view off (every unchanged event reads Maestro)")
 	fs.BoolVar(&o.verbose, "verbose", false, "log the harness's progress at debug level")
+	phases := fs.String("phases", "base", "comma-separated phases to run after create, settle, warm-up and unchanged (which always run): base (latency and --latency-loads), one-consumer, steady, restart, replicas; fleet is the last four (issue 34), all is every one")
+	fs.IntVar(&o.oneConsumerClusters, "one-consumer-clusters", 0, "one-consumer: clusters (more than --clusters, all placed on one consumer) whose bundles it creates; 0: --clusters")
+	fs.Float64Var(&o.oneConsumerApplyRate, "one-consumer-apply-rate", 400, "one-consumer: bundles per second the consumer's simulated agent applies at most (0: as fast as it can)")
+	fs.StringVar(&o.oneConsumerAgent, "one-consumer-agent", "simulated", "one-consumer: simulated (maestroclient/agentsim) or real (a maestro agent that hack/bench.sh starts on a kube-apiserver of its own; the applied bundles are counted in Maestro)")
+	fs.StringVar(&o.budgetMetric, "write-budget-metric", "bundle_adapter_maestro_write_budget", "one-consumer: the adapter's metric of the per-consumer write budget (the series naming the consumer; any metric whose name starts with this); n/a when it has none")
+	fs.Float64Var(&o.steadyAges, "steady-ages", 2.5, "steady: the phase lasts this many --view-max-age (pass a short --view-max-age, e.g. 1m)")
+	fs.DurationVar(&o.restartFor, "restart-for", 100*time.Second, "restart: length of the paced phase across the restart (at least --restart-after + 70s)")
+	fs.DurationVar(&o.restartAfter, "restart-after", 20*time.Second, "restart: when, into the phase, the adapter is killed (SIGKILL) and started again")
+	fs.IntVar(&o.viewPageSize, "view-page-size", 500, "restart: the adapter's view list page size; the floor is bundles / this + 100 requests in the minute after a restart")
 	_ = fs.Parse(os.Args[1:])
 	o.latencyLoads = parseLoads(*loads)
+	o.phases = parsePhases(*phases)
 	return o
 }
 
@@ -148,6 +169,9 @@ func (o *options) validate() error {
 		return errors.New("--cpuprofile needs --adapter inproc")
 	case o.memProfile != "" && o.adapterMode != "inproc":
 		return errors.New("--memprofile needs --adapter inproc")
+	}
+	if err := o.validatePhases(); err != nil {
+		return err
 	}
 	// One event in flight per cluster at a time: the window must leave room.
 	o.window = min(o.window, max(1, o.clusters/2))

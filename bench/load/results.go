@@ -90,7 +90,14 @@ type results struct {
 	WarmEvents                  int      `json:"warm_events"`
 	WarmSeconds                 float64  `json:"warm_s"`
 	Phases                      []*phase `json:"phases"`
-	Floors                      []floor  `json:"floors"`
+	// PhasesRun is --phases; the issue-34 phases' results (nil when not
+	// run) are fleet_results.go's.
+	PhasesRun   string             `json:"phases_run,omitempty"`
+	OneConsumer *oneConsumerResult `json:"one_consumer,omitempty"`
+	Steady      *steadyResult      `json:"steady,omitempty"`
+	Restart     *restartResult     `json:"restart,omitempty"`
+	Replicas    *replicasResult    `json:"replicas,omitempty"`
+	Floors      []floor            `json:"floors"`
 }
 
 // floor is one checked floor and its verdict: PASS, MISS or N/A.
@@ -110,6 +117,16 @@ func (r *results) phase(name string) *phase {
 		}
 	}
 	return &phase{Outcomes: map[string]int{}}
+}
+
+// ran reports whether the run has a phase named name.
+func (r *results) ran(name string) bool {
+	for _, p := range r.Phases {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // finish derives the contract keys from the phases and checks the floors.
@@ -139,7 +156,7 @@ func (r *results) finish() {
 		r.LostEvents += p.Lost
 		r.FailedEvents += p.Failed
 		want := "unchanged/done"
-		if p.Name == "create" {
+		if p.Name == "create" || p.Name == phaseOneConsumer {
 			want = "create/done"
 		}
 		for k, n := range p.Outcomes {
@@ -159,10 +176,10 @@ func (r *results) checkFloors() {
 		r.requestsFloor(),
 		r.createsFloor(),
 		r.rssFloor(),
-		atMost("paced latency p99", r.LatencyP99MS, floorLatencyP99MS, "ms",
-			fmt.Sprintf("publish to status, paced at %s events/s", num(r.LatencyRatePerS))),
+		r.latencyFloor(),
 		atMost("fingerprint of a 50 KB bundle", r.Fingerprint50KBMS, floorFingerprintMS, "ms", ""),
 	}
+	r.Floors = append(r.Floors, r.fleetFloors()...)
 }
 
 func atLeast(name string, v, lim float64, unit, note string) floor {
@@ -178,6 +195,17 @@ func (r *results) requestsFloor() floor {
 		Verdict: verdict(r.MaestroRequestsPerUnchanged.v == 0), Note: "from " + r.MaestroRequestsMetric}
 	if !r.MaestroRequestsPerUnchanged.ok {
 		f.Verdict, f.Note = "N/A", "the adapter exposes no "+r.MaestroRequestsMetric
+	}
+	return f
+}
+
+// latencyFloor is N/A when the latency phase did not run (--phases
+// without base), rather than met by a p99 of 0.
+func (r *results) latencyFloor() floor {
+	f := atMost("paced latency p99", r.LatencyP99MS, floorLatencyP99MS, "ms",
+		fmt.Sprintf("publish to status, paced at %s events/s", num(r.LatencyRatePerS)))
+	if !r.ran("latency") {
+		f.Verdict, f.Note = "N/A", "the latency phase was not run (--phases without base)"
 	}
 	return f
 }
@@ -286,6 +314,7 @@ func (r *results) markdown() string {
 	for _, row := range rows {
 		fmt.Fprintf(&b, "| %s | %s |\n", row.k, row.v)
 	}
+	b.WriteString(r.fleetMarkdown())
 	b.WriteString("\n| phase | events | seconds | events/s | p50 ms | p99 ms | Maestro reads | Maestro writes | CPU s: adapter / Maestro / PostgreSQL / PgBouncer / RabbitMQ / harness / agents | busy cores (not ours) |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, p := range r.Phases {
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s / %s / %s / %s / %s / %s / %s | %s (%s) |\n", p.Name, p.Events, num(p.Seconds),
@@ -303,7 +332,7 @@ func (r *results) markdown() string {
 	}
 	b.WriteString("\n")
 	for _, p := range r.Phases {
-		if strings.HasPrefix(p.Name, "latency") && len(p.Timeline) > 0 {
+		if (strings.HasPrefix(p.Name, "latency") || p.Name == phaseSteady || p.Name == phaseRestart) && len(p.Timeline) > 0 {
 			fmt.Fprintf(&b, "\nWorst seconds of %s (by p99; second of publication: events, p50 / p99 / max ms):", p.Name)
 			for _, s := range worstSeconds(p.Timeline, 5) {
 				fmt.Fprintf(&b, " %d s: %d, %s / %s / %s;", s.At, s.Events, num(s.P50MS), num(s.P99MS), num(s.MaxMS))

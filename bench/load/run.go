@@ -27,6 +27,17 @@ type harness struct {
 	// runtime.GC with --agents inproc), before the measured phases.
 	collectAgents func() error
 	sourceID      string
+
+	// For the issue-34 phases (fleet.go): the run's config files, the agent
+	// of the one consumer, the second replica, and what adapters killed or
+	// stopped mid-run counted (their last metrics and CPU, so a phase's
+	// counters stay monotonic across a restart).
+	files          stacktest.Files
+	oneAgent       *agentsProcess
+	extra          []adapterUnderTest
+	retired        stacktest.Metrics
+	retiredCPU     float64
+	retiredRSSPeak float64
 }
 
 // snapshot is the counters read at the start and end of a phase.
@@ -54,10 +65,7 @@ func (h *harness) snapshot() (snapshot, error) {
 	runtime.ReadMemStats(&ms)
 	s.gcs = ms.NumGC
 	var err error
-	if s.metrics, err = stacktest.Scrape(h.ad.metricsURL()); err != nil {
-		return s, fmt.Errorf("scrape adapter metrics: %w", err)
-	}
-	if s.adapterCPU, err = cpuSeconds(h.ad.pid()); err != nil {
+	if s.metrics, s.adapterCPU, err = h.adapterCounters(); err != nil {
 		return s, err
 	}
 	if h.maestroPID > 0 {
@@ -190,7 +198,7 @@ func (h *harness) measure(name string, fn func() *tally) (*phase, error) {
 // and what processes that exited meanwhile (builds, tests) must have used.
 func (h *harness) describeOthers(before, after snapshot, wall float64) string {
 	ours := func(pid int, comm string) bool {
-		return pid == h.ad.pid() || pid == h.maestroPID || pid == os.Getpid() || (h.agentsPID > 0 && pid == h.agentsPID) || comm == "postgres" || comm == "beam.smp" || comm == "pgbouncer"
+		return h.isAdapter(pid) || pid == h.maestroPID || pid == os.Getpid() || (h.agentsPID > 0 && pid == h.agentsPID) || comm == "postgres" || comm == "beam.smp" || comm == "pgbouncer"
 	}
 	others := othersCPU(before.procs, after.procs, ours)
 	names := make([]string, 0, len(others))
@@ -221,7 +229,7 @@ func (h *harness) describeOthers(before, after snapshot, wall float64) string {
 
 // run starts what the harness owns, runs the phases and stops everything.
 func run(ctx context.Context, o *options, log *slog.Logger) (*results, error) {
-	res := &results{Mode: o.mode, MaestroRequestsMetric: o.requestsMetric, Clusters: o.clusters, Consumers: o.consumers, Window: o.window,
+	res := &results{PhasesRun: o.phases.String(), Mode: o.mode, MaestroRequestsMetric: o.requestsMetric, Clusters: o.clusters, Consumers: o.consumers, Window: o.window,
 		Parallelism: o.parallelism, Prefetch: o.prefetch, AdapterMode: o.adapterMode, AgentsMode: o.agentsMode,
 		Cores: runtime.NumCPU(), Started: time.Now().UTC().Format(time.RFC3339)}
 
@@ -262,6 +270,14 @@ func run(ctx context.Context, o *options, log *slog.Logger) (*results, error) {
 	if err != nil {
 		return nil, fmt.Errorf("write configs: %w", err)
 	}
+	h.files = files
+	if o.phases[phaseOneConsumer] {
+		stopOne, err := h.startOneConsumer(ctx, runID)
+		if err != nil {
+			return nil, err
+		}
+		defer stopOne()
+	}
 	log.Info("starting the adapter", "mode", o.adapterMode, "configs", dir)
 	if h.ad, err = startAdapter(ctx, o, files, log); err != nil {
 		return nil, err
@@ -287,6 +303,7 @@ func run(ctx context.Context, o *options, log *slog.Logger) (*results, error) {
 	}
 	if pid := h.ad.pid(); pid > 0 {
 		res.AdapterRSSMB, res.AdapterRSSPeakMB, _ = memoryMB(pid)
+		res.AdapterRSSPeakMB = max(res.AdapterRSSPeakMB, h.retiredRSSPeak)
 	}
 	if h.agentsPID > 0 {
 		_, res.AgentsRSSPeakMB, _ = memoryMB(h.agentsPID)
@@ -323,7 +340,7 @@ func (h *harness) collect() {
 func (h *harness) startAgents(ctx context.Context, consumers []string, logPath string) (stop func(), err error) {
 	if h.o.agentsMode == "inproc" {
 		libLog := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-		agents, err := startAgents(ctx, h.o.maestroBroker, consumers, libLog)
+		agents, err := startAgents(ctx, h.o.maestroBroker, consumers, 0, libLog)
 		if err != nil {
 			return nil, err
 		}
@@ -333,7 +350,7 @@ func (h *harness) startAgents(ctx context.Context, consumers []string, logPath s
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
 		return nil, err
 	}
-	p, err := startAgentsProcess(ctx, h.o.maestroBroker, consumers, logPath)
+	p, err := startAgentsProcess(ctx, h.o.maestroBroker, consumers, 0, logPath)
 	if err != nil {
 		return nil, err
 	}
@@ -361,6 +378,11 @@ func (h *harness) phases(ctx context.Context, res *results) error {
 	}
 
 	res.SettleSeconds, res.Settled = h.settle(ctx, create.Creates)
+	if o.phases[phaseOneConsumer] {
+		if err := h.oneConsumerPhase(ctx, res); err != nil {
+			return err
+		}
+	}
 	res.WarmEvents, res.WarmSeconds = h.warm(ctx, n)
 	h.collect()
 
@@ -377,6 +399,17 @@ func (h *harness) phases(ctx context.Context, res *results) error {
 	}
 
 	rate := min(float64(n)/o.sentinelPeriod.Seconds(), 0.8*unchanged.EventsPerS)
+	if o.phases[phaseBase] {
+		if err := h.basePaced(ctx, res, rate, unchanged.EventsPerS); err != nil {
+			return err
+		}
+	}
+	return h.fleetPhases(ctx, res, rate)
+}
+
+// basePaced runs the latency phase and the --latency-loads ones.
+func (h *harness) basePaced(ctx context.Context, res *results, rate, capacity float64) error {
+	o, n := h.o, h.o.clusters
 	if err := h.pacedPhase(ctx, res, "latency", rate); err != nil {
 		return err
 	}
@@ -385,7 +418,7 @@ func (h *harness) phases(ctx context.Context, res *results) error {
 			return nil
 		}
 		name := fmt.Sprintf("latency-%.0f%%", 100*f)
-		if err := h.pacedPhase(ctx, res, name, min(float64(n)/o.sentinelPeriod.Seconds(), f*unchanged.EventsPerS)); err != nil {
+		if err := h.pacedPhase(ctx, res, name, min(float64(n)/o.sentinelPeriod.Seconds(), f*capacity)); err != nil {
 			return err
 		}
 	}
@@ -522,5 +555,5 @@ func startAdapter(ctx context.Context, o *options, f stacktest.Files, log *slog.
 	if o.adapterMode == "inproc" {
 		return startInProcess(ctx, f, o.cpuProfile, o.memProfile, log)
 	}
-	return startBinary(ctx, o.adapterBin, f)
+	return startBinary(ctx, o.adapterBin, f, "")
 }

@@ -62,6 +62,69 @@ func bundlesTracked(ctx context.Context, rest, source string) (int, error) {
 	return list.Total, nil
 }
 
+// appliedPageSize is the page of appliedInMaestro's list.
+const appliedPageSize = 400
+
+// appliedInMaestro counts the bundles of source placed on consumer whose
+// Applied condition is True, by a paged REST list of Maestro's bundles
+// (the agent's status reports, as Maestro stored them).
+func appliedInMaestro(ctx context.Context, rest, source, consumer string) (int, error) {
+	applied := 0
+	for page := 1; ; page++ {
+		q := url.Values{"search": {fmt.Sprintf("source='%s' and consumer_name='%s'", source, consumer)},
+			"size": {strconv.Itoa(appliedPageSize)}, "page": {strconv.Itoa(page)}}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, rest+"/api/maestro/v1/resource-bundles?"+q.Encode(), nil)
+		resp, err := httpClient.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		list, err := decodeAppliedPage(resp)
+		if err != nil {
+			return 0, err
+		}
+		applied += list.applied()
+		if len(list.Items) == 0 || page*appliedPageSize >= list.Total {
+			return applied, nil
+		}
+	}
+}
+
+// appliedPage is the part of a page of Maestro's bundles appliedInMaestro reads.
+type appliedPage struct {
+	Total int `json:"total"`
+	Items []struct {
+		Status struct {
+			Conditions []struct {
+				Type   string `json:"type"`
+				Status string `json:"status"`
+			} `json:"conditions"`
+		} `json:"status"`
+	} `json:"items"`
+}
+
+func decodeAppliedPage(resp *http.Response) (*appliedPage, error) {
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return nil, fmt.Errorf("list resource bundles: HTTP %d: %s", resp.StatusCode, msg)
+	}
+	var p appliedPage
+	return &p, json.NewDecoder(resp.Body).Decode(&p)
+}
+
+// applied counts the page's bundles whose Applied condition is True.
+func (p *appliedPage) applied() int {
+	n := 0
+	for _, it := range p.Items {
+		for _, c := range it.Status.Conditions {
+			if c.Type == "Applied" && c.Status == "True" {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // startAgents connects one simulated agent per consumer; each reports the
 // bundles it receives applied and available and confirms deletions at once.
 // They run as the real agent Maestro is built with (NoDeletionSweep): the
@@ -70,11 +133,14 @@ func bundlesTracked(ctx context.Context, rest, source string) (int, error) {
 // 0.3 to 0.5 s of CPU in one burst every 17 s even with nothing to do: a
 // burst no production adapter shares its cores with, which the paced
 // phase measured as the adapter's tail.
-func startAgents(ctx context.Context, broker string, consumers []string, log *slog.Logger) ([]*agentsim.Agent, error) {
+//
+// applyRate, when positive, bounds how many bundles per second each agent
+// reports applied (agentsim.Options.ApplyRate).
+func startAgents(ctx context.Context, broker string, consumers []string, applyRate float64, log *slog.Logger) ([]*agentsim.Agent, error) {
 	var agents []*agentsim.Agent
 	for _, c := range consumers {
 		a, err := agentsim.Start(ctx, agentsim.Options{BrokerAddress: broker, Consumer: c,
-			Delete: agentsim.DeleteAtOnce, NoDeletionSweep: true, Logger: log})
+			Delete: agentsim.DeleteAtOnce, NoDeletionSweep: true, ApplyRate: applyRate, Logger: log})
 		if err != nil {
 			stopAgents(agents)
 			return nil, fmt.Errorf("agent for %s: %w", c, err)
@@ -82,6 +148,15 @@ func startAgents(ctx context.Context, broker string, consumers []string, log *sl
 		agents = append(agents, a)
 	}
 	return agents, nil
+}
+
+// appliedBy is how many bundles the agents reported applied so far.
+func appliedBy(agents []*agentsim.Agent) int64 {
+	var n int64
+	for _, a := range agents {
+		n += a.Applied()
+	}
+	return n
 }
 
 func stopAgents(agents []*agentsim.Agent) {

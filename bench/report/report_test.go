@@ -130,3 +130,38 @@ func TestNiceStep(t *testing.T) {
 		}
 	}
 }
+
+// A run of issue 34's phases (hack/bench.sh --quick --phases all, the
+// adapter of main before the adaptive budget and the refreshing view) gets
+// a row in the fleet table, and each fleet floor it missed is named.
+func TestFleet(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run(t.TempDir(), fixtures(t, "fleet"), &stdout, &stderr); code != 1 {
+		t.Fatalf("exit %d, want 1; stderr: %s", code, stderr.String())
+	}
+	for _, want := range []string{
+		"| Maestro | clusters | creates to one consumer /s (agent's apply rate; applied /s) | Maestro requests per unchanged event, steady (view max ages) | restart: Maestro requests in the first minute (limit) | restart: paced p99 / max ms, down s, back to steady after s | unchanged events/s one / two replicas (ratio), busy cores |",
+		"| pooled | 200 | 21.3 (400/s; 21.2) | 0.13 (2.50) | 200 (102) | 177 / 498, 0.23, 10.0 | 588 / 455 (0.77x), 2.00 of 2 |",
+		"| Maestro requests in the minute after a restart | <= 102 | MISS 200 |",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	for _, want := range []string{
+		"4 floor(s) missed",
+		"MISS creates to one consumer: 21.3 creates/s, limit >= 75 (pooled Maestro, 200 clusters)",
+		"MISS Maestro requests per unchanged event (steady): 0.13, limit <= 0.001 (pooled Maestro, 200 clusters)",
+		"MISS Maestro requests in the minute after a restart: 200, limit <= 102 (pooled Maestro, 200 clusters)",
+		"MISS two replicas' unchanged events (x one): 0.77 x, limit >= 1.6 (pooled Maestro, 200 clusters)",
+	} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	var sweep bytes.Buffer
+	run(t.TempDir(), fixtures(t, "sweep"), &sweep, &bytes.Buffer{})
+	if strings.Contains(sweep.String(), "creates to one consumer") {
+		t.Errorf("runs without the fleet phases got the fleet table:\n%s", sweep.String())
+	}
+}

@@ -28,6 +28,7 @@ type runResult struct {
 		Name       string  `json:"name"`
 		OtherCores float64 `json:"other_busy_cores"`
 	} `json:"phases"`
+	fleetRun
 	detail string // the run's results.md, when found next to it
 	raw    json.RawMessage
 }
@@ -164,7 +165,9 @@ func (rep *report) summary() string {
 			num(r.UnchangedEventsPerS), num(r.CreatesPerS), num(r.LatencyP50MS), num(r.LatencyP99MS), num(r.AdapterRSSPeakMB), r.requests(),
 			r.otherCores())
 	}
-	b.WriteString("\n| floor | limit |")
+	b.WriteString("\n")
+	b.WriteString(rep.fleetSummary())
+	b.WriteString("| floor | limit |")
 	for _, r := range rep.runs {
 		fmt.Fprintf(&b, " %s %s |", r.Mode, thousands(r.Clusters))
 	}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -95,6 +96,11 @@ type Options struct {
 	// NoDeletionSweep: the sweep would confirm the bundle within 2 s.
 	// Default 0: nothing is lost.
 	LoseFinalizers int
+	// ApplyRate, when positive, is how many bundles per second the agent
+	// reports applied at most (one every 1/ApplyRate, no burst): an agent
+	// slower than its source, or one that just keeps up. Default 0: as fast
+	// as it receives them. Negative is refused.
+	ApplyRate float64
 	// Feedback, when set, is reported as status feedback of every manifest.
 	Feedback []workv1.FeedbackValue
 	// Logger receives the agent's logs. Default slog.Default().
@@ -103,14 +109,16 @@ type Options struct {
 
 // Agent is a running simulated agent. Stop it with Stop.
 type Agent struct {
-	opts   Options
-	log    *slog.Logger
-	works  workv1client.ManifestWorkInterface
-	store  *store.AgentInformerWatcherStore
-	lister worklisters.ManifestWorkNamespaceLister
-	queue  workqueue.TypedRateLimitingInterface[string]
-	cancel context.CancelFunc
-	done   chan struct{}
+	opts    Options
+	log     *slog.Logger
+	works   workv1client.ManifestWorkInterface
+	store   *store.AgentInformerWatcherStore
+	lister  worklisters.ManifestWorkNamespaceLister
+	queue   workqueue.TypedRateLimitingInterface[string]
+	cancel  context.CancelFunc
+	done    chan struct{}
+	pace    *pacer       // Options.ApplyRate
+	applied atomic.Int64 // generations reported applied (Applied)
 
 	mu      sync.Mutex
 	holds   map[string]hold // by uid: deletions released, held or being confirmed
@@ -123,6 +131,9 @@ type Agent struct {
 func Start(ctx context.Context, opts Options) (*Agent, error) {
 	if opts.Consumer == "" {
 		return nil, errors.New("agentsim: consumer is required")
+	}
+	if opts.ApplyRate < 0 {
+		return nil, errors.New("agentsim: ApplyRate must not be negative")
 	}
 	if opts.LoseFinalizers > 0 && !opts.NoDeletionSweep {
 		return nil, errors.New("agentsim: LoseFinalizers requires NoDeletionSweep")
@@ -143,7 +154,7 @@ func Start(ctx context.Context, opts Options) (*Agent, error) {
 	}
 	a := &Agent{
 		opts: opts, log: log, works: works, store: local, cancel: cancel,
-		done: make(chan struct{}), holds: map[string]hold{}, lost: map[string]int{}, dropped: map[string]int{},
+		done: make(chan struct{}), pace: newPacer(opts.ApplyRate), holds: map[string]hold{}, lost: map[string]int{}, dropped: map[string]int{},
 		queue: workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](
 			10*time.Millisecond, time.Second)),
 	}

@@ -14,11 +14,15 @@ import (
 )
 
 // onApply reports a bundle applied and available, once per generation, and
-// puts the agent's finalizer on it so a deletion waits for this agent.
+// puts the agent's finalizer on it so a deletion waits for this agent; with
+// Options.ApplyRate it first waits for its slot.
 func (a *Agent) onApply(ctx context.Context, w *workv1.ManifestWork) error {
 	if cond := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkApplied); cond != nil &&
 		cond.ObservedGeneration == w.Generation {
 		return nil
+	}
+	if err := a.pace.wait(ctx); err != nil {
+		return err
 	}
 	status := workv1.ManifestWorkStatus{
 		Conditions: []metav1.Condition{
@@ -34,6 +38,7 @@ func (a *Agent) onApply(ctx context.Context, w *workv1.ManifestWork) error {
 	if err := a.patchStatus(ctx, w.Name, patch); err != nil {
 		return fmt.Errorf("report applied: %w", err)
 	}
+	a.applied.Add(1)
 	a.log.Debug("reported applied", "name", w.Name, "generation", w.Generation)
 	return nil
 }
