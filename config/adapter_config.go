@@ -122,7 +122,7 @@ type BrokerSubscription struct {
 // adaptive (default) lets the rate rise from consumer_writes_per_second up
 // to consumer_writes_ceiling (default 400) while the status stream (view)
 // shows the agent reporting every write, with at most
-// consumer_write_window (default 25) unreported above the floor; fixed
+// consumer_write_window (default 50) unreported above the floor; fixed
 // keeps it at consumer_writes_per_second.
 type MaestroConfig struct {
 	GRPCServerAddress        secret.URL          `yaml:"grpc_server_address"`

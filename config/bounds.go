@@ -72,7 +72,7 @@ var AdapterBounds = map[string]Bound{
 	"clients.maestro.consumer_write_burst":             {Max: 10_000, Zero: "25", Why: "writes at once per consumer"},
 	"clients.maestro.consumer_write_mode":              {Max: 8, Zero: "adaptive", Why: "adaptive or fixed"},
 	"clients.maestro.consumer_writes_ceiling":          {MaxF: 10_000, Zero: "400", Why: "writes per second per consumer"},
-	"clients.maestro.consumer_write_window":            {Max: 10_000, Zero: "25", Why: "writes outstanding per consumer"},
+	"clients.maestro.consumer_write_window":            {Max: 10_000, Zero: "50", Why: "writes outstanding per consumer"},
 	"clients.maestro.keepalive.time":                   {Max: int64(day), Zero: "no pings", Why: "a ping at least daily"},
 	"clients.maestro.keepalive.timeout":                {Max: int64(10 * time.Minute), Zero: "gRPC's 20s", Why: whyRequest},
 	"clients.maestro.auth.tls_config.server_name":      {Max: maxDNSName, Why: whyDNSName},

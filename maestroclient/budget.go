@@ -45,15 +45,18 @@ const (
 	DefaultConsumerWriteCeiling = 400
 	// DefaultConsumerWriteWindow is how many writes of one consumer the
 	// adaptive budget lets be outstanding (sent, not yet reported by the
-	// agent) above the floor: a quarter of the agent's 100-slot channel,
-	// as the burst, so two replicas' full windows take half of it and the
-	// other half stays free for Maestro's own traffic. Writes outstanding
-	// are not all in the channel (most were taken by the agent and await
-	// its status), so the window over-states the channel's use. One real
-	// agent here applied about 25 creates/s (docs/reliability.md): a
-	// window of 25 outstanding is one second of its work, well inside
-	// drainTimeout.
-	DefaultConsumerWriteWindow = 25
+	// agent) above the floor. Writes go out as reports come back, so the
+	// create rate is the window over the round trip (spec to the agent,
+	// its status back through Maestro's database to the stream: about
+	// 0.5 s under load here): a window of 25 gave 52 creates/s to one
+	// consumer at 1,000 clusters, 50 is meant for about 100. It is half of
+	// the agent's 100-slot channel at most, and less in practice (most
+	// outstanding writes were taken by the agent and await its status);
+	// the floor alone already lets burst + PerSecond x drainTimeout (125)
+	// be unreported before the rate reacts. One real agent here applied
+	// about 25 creates/s (docs/reliability.md): 50 outstanding is two
+	// seconds of its work, inside drainTimeout.
+	DefaultConsumerWriteWindow = 50
 )
 
 // Write budget modes (WriteBudget.Mode).
