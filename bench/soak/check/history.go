@@ -63,13 +63,13 @@ type Bundle struct {
 
 // AgentEvent is one spec event a simulated agent received (agents.jsonl).
 type AgentEvent struct {
-	Consumer    string    `json:"consumer"`
-	Name        string    `json:"name"`
-	UID         string    `json:"uid"`
-	Kind        string    `json:"kind"` // add, update, delete
-	Fingerprint string    `json:"fingerprint,omitempty"`
-	Generation  string    `json:"generation,omitempty"`
-	Deleting    bool      `json:"deleting,omitempty"`
+	Consumer    string `json:"consumer"`
+	Name        string `json:"name"`
+	UID         string `json:"uid"`
+	Kind        string `json:"kind"` // add, update, delete
+	Fingerprint string `json:"fingerprint,omitempty"`
+	Generation  string `json:"generation,omitempty"`
+	Deleting    bool   `json:"deleting,omitempty"`
 	// OldPresent: the agent still held a work of this name with another
 	// uid when this one arrived (a create while the old one existed).
 	OldPresent bool      `json:"old_present,omitempty"`

@@ -48,20 +48,20 @@ type Storm struct {
 
 // Process is one replica process's resource figures.
 type Process struct {
-	Replica          string  `json:"replica"`
-	PID              int     `json:"pid"`
-	RSSStartMB       float64 `json:"rss_start_mb"`
-	RSSEndMB         float64 `json:"rss_end_mb"`
-	GoroutinesStart  float64 `json:"goroutines_start"`
-	GoroutinesEnd    float64 `json:"goroutines_end"`
-	FDsStart         float64 `json:"fds_start"`
-	FDsEnd           float64 `json:"fds_end"`
-	SteadySamples    int     `json:"steady_samples"`
-	SteadyMinutes    float64 `json:"steady_minutes"`
-	RSSSlopeMBMin    float64 `json:"rss_slope_mb_per_min"`
-	GoroutineSlope   float64 `json:"goroutines_slope_per_min"`
-	FDSlopePerMin    float64 `json:"fds_slope_per_min"`
-	Judged           bool    `json:"judged"`
+	Replica         string  `json:"replica"`
+	PID             int     `json:"pid"`
+	RSSStartMB      float64 `json:"rss_start_mb"`
+	RSSEndMB        float64 `json:"rss_end_mb"`
+	GoroutinesStart float64 `json:"goroutines_start"`
+	GoroutinesEnd   float64 `json:"goroutines_end"`
+	FDsStart        float64 `json:"fds_start"`
+	FDsEnd          float64 `json:"fds_end"`
+	SteadySamples   int     `json:"steady_samples"`
+	SteadyMinutes   float64 `json:"steady_minutes"`
+	RSSSlopeMBMin   float64 `json:"rss_slope_mb_per_min"`
+	GoroutineSlope  float64 `json:"goroutines_slope_per_min"`
+	FDSlopePerMin   float64 `json:"fds_slope_per_min"`
+	Judged          bool    `json:"judged"`
 }
 
 // Report is the checker's answer.
