@@ -29,6 +29,7 @@ type replica struct {
 	last     stacktest.Metrics // the current process's last scrape
 	requests float64           // Maestro requests of earlier processes
 	refused  float64           // their creates refused as already existing
+	creates  float64           // their creates accepted
 }
 
 func (r *replica) start(ctx context.Context) error {
@@ -56,6 +57,7 @@ func (r *replica) kill() int {
 	ad := r.ad
 	r.requests += r.last.Sum(stacktest.MaestroRequests)
 	r.refused += refusedCreates(r.last)
+	r.creates += createsOK(r.last)
 	r.last = nil
 	r.mu.Unlock()
 	pid := ad.PID()
@@ -72,12 +74,16 @@ func (r *replica) stop() {
 	}
 }
 
-// totals are the replica's Maestro requests and refused creates over every
-// process it ran, as last scraped.
-func (r *replica) totals() (requests, refused float64) {
+// totals are the replica's Maestro requests, refused and accepted creates
+// over every process it ran, as last scraped.
+func (r *replica) totals() (requests, refused, creates float64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.requests + r.last.Sum(stacktest.MaestroRequests), r.refused + refusedCreates(r.last)
+	return r.requests + r.last.Sum(stacktest.MaestroRequests), r.refused + refusedCreates(r.last), r.creates + createsOK(r.last)
+}
+
+func createsOK(m stacktest.Metrics) float64 {
+	return m.Sum(stacktest.MaestroRequests, `verb="create"`, `code="ok"`)
 }
 
 func refusedCreates(m stacktest.Metrics) float64 {

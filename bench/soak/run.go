@@ -114,7 +114,10 @@ func (h *harness) soak(ctx context.Context) (check.Meta, error) {
 	go func() { defer wg.Done(); sampleEvery(sctx, o.sampleEvery, h.replicas, h.recs[check.Files.Samples]) }()
 
 	f := &faulter{h: h, rec: h.recs[check.Files.Faults], rng: rand.New(rand.NewPCG(uint64(o.seed), 0xfa17))}
-	plan := schedule(o.seed, o.faults, time.Minute, max(o.duration-period-45*time.Second, time.Minute+time.Second))
+	// Faults from the end of the warm-up (a minute, or a quarter of a short
+	// run) to 30 s before the last round.
+	from := min(time.Minute, o.duration/4)
+	plan := schedule(o.seed, o.faults, from, max(o.duration-period-30*time.Second, from+time.Second))
 	for _, p := range plan {
 		fmt.Printf("soak: planned %-17s at +%v\n", p.name, p.at.Round(time.Second))
 	}
@@ -155,9 +158,10 @@ func (h *harness) soak(ctx context.Context) (check.Meta, error) {
 		if s, err := r.sample(); err == nil {
 			h.recs[check.Files.Samples].add(s)
 		}
-		req, refused := r.totals()
+		req, refused, creates := r.totals()
 		meta.MaestroRequests += req
 		meta.CreatesRefused += refused
+		meta.Creates += creates
 	}
 	meta.End = time.Now()
 	return meta, nil

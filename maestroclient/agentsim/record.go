@@ -14,8 +14,10 @@ type SpecEvent struct {
 	// Work is the work received (for delete, the last one held). The
 	// callee must not modify it.
 	Work *workv1.ManifestWork
-	// OldPresent: a work of this name with another uid was still held when
-	// this one arrived (a create while the old one existed).
+	// OldPresent: a new work arrived while the old work of this name was
+	// still held: another uid, or (Maestro derives a bundle's uid from its
+	// name) a work no longer deleting replacing one that was deleting. A
+	// create while the old one existed.
 	OldPresent bool
 }
 
@@ -27,7 +29,7 @@ func specEvent(old, cur *workv1.ManifestWork) SpecEvent {
 		return SpecEvent{Kind: "add", Work: cur}
 	case cur == nil:
 		return SpecEvent{Kind: "delete", Work: old}
-	case old.UID != cur.UID:
+	case old.UID != cur.UID || (old.DeletionTimestamp != nil && cur.DeletionTimestamp == nil):
 		return SpecEvent{Kind: "add", Work: cur, OldPresent: true}
 	default:
 		return SpecEvent{Kind: "update", Work: cur}

@@ -42,7 +42,12 @@ func TestCheck(t *testing.T) {
 		{name: "two works of one fingerprint", change: func(h *History) {
 			h.Agents = append(h.Agents, AgentEvent{Consumer: "a1", Name: "c1-validation", UID: "u4", Kind: "add", Fingerprint: "f2"})
 		}, failed: []string{"duplicates"}},
-		{name: "create refused: the old bundle existed", change: func(h *History) { h.Meta.CreatesRefused = 1 }, failed: []string{"duplicates"}},
+		{name: "creates refused past the tolerance: created before the 404", change: func(h *History) {
+			h.Meta.Creates, h.Meta.CreatesRefused = 100, 2
+		}, failed: []string{"creates refused"}},
+		{name: "a create refused within the tolerance: two replicas raced", change: func(h *History) {
+			h.Meta.Creates, h.Meta.CreatesRefused = 100, 1
+		}},
 		{name: "two bundles of one name", change: func(h *History) {
 			h.Bundles = append(h.Bundles, Bundle{Consumer: "a1", Name: "c1-setup", ID: "u7"})
 		}, failed: []string{"duplicates"}},

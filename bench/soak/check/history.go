@@ -107,6 +107,8 @@ type Meta struct {
 	// a bundle of that name existed (code already_exists).
 	MaestroRequests float64 `json:"maestro_requests"`
 	CreatesRefused  float64 `json:"creates_refused"`
+	// Creates are the creates Maestro accepted (code ok).
+	Creates float64 `json:"creates"`
 	// BundleSuffixes name a live cluster's bundles: <cluster><suffix>
 	// each; GenerationBundle is the suffix of the one whose
 	// hyperfleet.io/generation annotation follows the cluster's generation.
