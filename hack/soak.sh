@@ -58,6 +58,8 @@ CGO_ENABLED=0 go build -trimpath ${tags:+-tags "${tags}"} -o "${RUN_DIR}/bundle-
 go build -o "${RUN_DIR}/soak" ./bench/soak
 
 cleanup() {
+	# Maestro's and PgBouncer's logs of the run go with its histories.
+	cp "${MAESTRO_RUN_DIR}/maestro.log" "${PGBOUNCER_RUN_DIR}/pgbouncer.log" "${OUT}/" 2>/dev/null || true
 	if [[ "${SOAK_KEEP:-0}" == 1 ]]; then
 		say "SOAK_KEEP=1: Maestro and PgBouncer left running"
 		return

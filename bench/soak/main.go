@@ -20,6 +20,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/bundle-adapter/bundle-adapter/bench/soak/check"
 )
 
 // options are the soak's flags.
@@ -99,6 +101,25 @@ func (o *options) validate() error {
 	return nil
 }
 
+// checkOnly checks the histories of an earlier run directory again
+// (`soak check DIR`) and rewrites its results: 0 pass, 1 fail, 2 error.
+func checkOnly(dir string) int {
+	h, err := check.Load(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "soak:", err)
+		return 2
+	}
+	r := check.Check(h)
+	if err := writeResults(dir, h, r, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "soak:", err)
+		return 2
+	}
+	if !r.Pass() {
+		return 1
+	}
+	return 0
+}
+
 func contains(list []string, s string) bool {
 	for _, v := range list {
 		if v == s {
@@ -109,6 +130,9 @@ func contains(list []string, s string) bool {
 }
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == "check" {
+		os.Exit(checkOnly(os.Args[2]))
+	}
 	o, err := parseFlags(os.Args[1:])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
