@@ -27,6 +27,10 @@ e2e: build ## end-to-end tests on the real local stack
 FUZZTIME         ?= 10s
 FUZZMINIMIZETIME ?= 3s
 FUZZ_TARGETS     := ./adapter:FuzzDecodeStructured ./bundles:FuzzMemoKey ./broker:FuzzDecode ./config:FuzzLoadTaskConfig ./config:FuzzLoadAdapterConfig ./config:FuzzParseYAML ./task:FuzzTemplate ./bundles:FuzzFingerprint ./tmpl:FuzzURLTemplateValue ./tmpl:FuzzJSONTemplateValue ./maestroclient/view:FuzzDecodeObject
+.PHONY: soak
+soak: ## soak under load with faults, checked from outside histories (docs/reliability.md "Soak"; SOAK_MINUTES, SOAK_CLUSTERS, SOAK_SEED, SOAK_BROKEN)
+	hack/soak.sh
+
 .PHONY: fuzz
 fuzz: ## run every fuzz target for FUZZTIME each (seed corpora in testdata/fuzz; a failure is saved there)
 	hack/fuzz.sh $(FUZZTIME) $(FUZZMINIMIZETIME) $(FUZZ_TARGETS)

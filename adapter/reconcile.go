@@ -71,7 +71,7 @@ func (r *eventRun) reconcile(ctx context.Context, b *bundle) {
 		r.deleteThenRead(ctx, b, OpDelete)
 	case writeRecreate:
 		old := b.obs.fingerprint()
-		if r.deleteThenRead(ctx, b, OpRecreate) {
+		if r.deleteThenRead(ctx, b, OpRecreate) || soakNoWait { // false but in the soak's broken build
 			r.create(ctx, b, OpRecreate, old)
 		}
 	case writeRedelete:

@@ -105,6 +105,10 @@ type Options struct {
 	Feedback []workv1.FeedbackValue
 	// Logger receives the agent's logs. Default slog.Default().
 	Logger *slog.Logger
+	// OnSpec, when set, receives every spec change the agent's informer
+	// sees (a recorder's hook: bench/soak writes them to its history). It
+	// runs on the informer's goroutine and must not block. Default nil.
+	OnSpec func(SpecEvent)
 }
 
 // Agent is a running simulated agent. Stop it with Stop.
@@ -223,8 +227,14 @@ func (a *Agent) run(ctx context.Context) error {
 		}
 	}
 	_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    enqueue,
-		UpdateFunc: func(_, obj any) { enqueue(obj) },
+		AddFunc:    func(obj any) { a.record(nil, obj); enqueue(obj) },
+		UpdateFunc: func(old, obj any) { a.record(old, obj); enqueue(obj) },
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			a.record(obj, nil)
+		},
 	})
 	if err != nil {
 		return fmt.Errorf("agentsim: %w", err)

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/bundle-adapter/bundle-adapter/bench/soak/check"
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
+)
+
+// cluster is what the recording API serves for one cluster id.
+type cluster struct {
+	id, consumer string
+	generation   int
+	deleted      bool
+}
+
+// recordingAPI is the run's HyperFleet API: it serves the clusters, answers
+// status PUTs 200 (503 while an outage is on) and records every request it
+// answered, with the code, to api.jsonl.
+type recordingAPI struct {
+	url  string
+	srv  *http.Server
+	rec  *recorder
+	down atomic.Int64 // unix nanos until which status PUTs answer 503
+	last atomic.Int64 // unix nanos of the last request answered
+
+	mu       sync.Mutex
+	clusters map[string]*cluster
+	order    []string // ids in publishing order (new ids appended)
+}
+
+func startAPI(rec *recorder) (*recordingAPI, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	a := &recordingAPI{url: "http://" + ln.Addr().String(), rec: rec, clusters: map[string]*cluster{}}
+	a.srv = &http.Server{Handler: http.HandlerFunc(a.serve), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = a.srv.Serve(ln) }()
+	return a, nil
+}
+
+func (a *recordingAPI) close() { _ = a.srv.Close() }
+
+// lastRequest is when the API last answered a request.
+func (a *recordingAPI) lastRequest() time.Time { return time.Unix(0, a.last.Load()) }
+
+// outage makes status PUTs answer 503 for d from now.
+func (a *recordingAPI) outage(d time.Duration) { a.down.Store(time.Now().Add(d).UnixNano()) }
+
+func (a *recordingAPI) add(c *cluster) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.clusters[c.id] = c
+	a.order = append(a.order, c.id)
+}
+
+// snapshot is every cluster as published now, in order.
+func (a *recordingAPI) snapshot() []cluster {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]cluster, 0, len(a.order))
+	for _, id := range a.order {
+		out = append(out, *a.clusters[id])
+	}
+	return out
+}
+
+// change edits cluster id under the lock.
+func (a *recordingAPI) change(id string, f func(c *cluster)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if c := a.clusters[id]; c != nil {
+		f(c)
+	}
+}
+
+func (a *recordingAPI) serve(w http.ResponseWriter, r *http.Request) {
+	rest, ok := strings.CutPrefix(r.URL.Path, stacktest.ClustersPath)
+	if !ok {
+		w.WriteHeader(http.StatusOK) // the adapter's readiness probe
+		return
+	}
+	id, sub, _ := strings.Cut(rest, "/")
+	req := check.APIRequest{Method: r.Method, Cluster: id, TraceID: traceID(r.Header.Get("traceparent"))}
+	switch {
+	case r.Method == http.MethodGet && sub == "":
+		req.Code = a.getCluster(w, id)
+	case r.Method == http.MethodPut && sub == "statuses":
+		req.Status = true
+		req.Code = a.putStatus(w, r, &req)
+	default:
+		req.Code = http.StatusNotFound
+		http.NotFound(w, r)
+	}
+	req.At = time.Now()
+	a.last.Store(req.At.UnixNano())
+	a.rec.add(req)
+}
+
+func (a *recordingAPI) getCluster(w http.ResponseWriter, id string) int {
+	a.mu.Lock()
+	c := a.clusters[id]
+	var body []byte
+	if c != nil {
+		m := map[string]any{"id": c.id, "kind": "Cluster", "name": "soak-" + c.id, "generation": c.generation,
+			"consumer": c.consumer, "spec": map[string]any{"region": "onprem-1"}}
+		if c.deleted {
+			m["deleted_time"] = "2026-12-02T00:00:00Z"
+		}
+		body, _ = json.Marshal(m)
+	}
+	a.mu.Unlock()
+	if c == nil {
+		return writeJSON(w, http.StatusNotFound, `{"kind":"Error","reason":"not found"}`)
+	}
+	return writeJSON(w, http.StatusOK, string(body))
+}
+
+func (a *recordingAPI) putStatus(w http.ResponseWriter, r *http.Request, req *check.APIRequest) int {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
+	if err != nil {
+		return writeJSON(w, http.StatusBadRequest, `{}`)
+	}
+	var st struct {
+		Generation int `json:"observed_generation"`
+		Conditions []struct {
+			Type, Status string
+		} `json:"conditions"`
+	}
+	if err := json.Unmarshal(body, &st); err != nil {
+		return writeJSON(w, http.StatusBadRequest, `{}`)
+	}
+	req.Generation = st.Generation
+	for _, c := range st.Conditions {
+		switch c.Type {
+		case "Applied":
+			req.Applied = c.Status
+		case "Finalized":
+			req.Finalized = c.Status
+		}
+	}
+	if time.Now().UnixNano() < a.down.Load() {
+		return writeJSON(w, http.StatusServiceUnavailable, `{"reason":"soak: API outage"}`)
+	}
+	return writeJSON(w, http.StatusOK, `{}`)
+}
+
+func writeJSON(w http.ResponseWriter, code int, body string) int {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = io.WriteString(w, body)
+	return code
+}
+
+// traceID is the trace id of a W3C traceparent ("" when none).
+func traceID(tp string) string {
+	f := strings.Split(tp, "-")
+	if len(f) != 4 {
+		return ""
+	}
+	return f[1]
+}

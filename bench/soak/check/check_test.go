@@ -1,0 +1,128 @@
+package check
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestCheck runs the checker over the handmade passing history of
+// testdata/pass and over variants of it, each broken in one way.
+func TestCheck(t *testing.T) {
+	cases := []struct {
+		name   string
+		change func(h *History)
+		failed []string // the invariants that must fail, in order; none: pass
+	}{
+		{name: "pass", change: func(*History) {}},
+		{name: "acked before reporting: last generation never reported", change: func(h *History) {
+			h.API = slices.DeleteFunc(h.API, func(a APIRequest) bool { return a.Cluster == "c1" && a.Generation == 2 && a.Code == 200 })
+		}, failed: []string{"lost events", "convergence"}},
+		{name: "dead-lettered with a reason is not lost", change: func(h *History) {
+			h.API = slices.DeleteFunc(h.API, func(a APIRequest) bool { return a.Cluster == "c1" && a.Generation == 2 && a.Code == 200 })
+			h.DeadLetters = []DeadLetter{{EventID: "e5", Cluster: "c1", Generation: 2, Reason: "post: 503"}}
+		}, failed: []string{"convergence"}},
+		{name: "dead-lettered without a reason is lost", change: func(h *History) {
+			h.API = slices.DeleteFunc(h.API, func(a APIRequest) bool { return a.Cluster == "c1" && a.Generation == 2 && a.Code == 200 })
+			h.DeadLetters = []DeadLetter{{EventID: "e5", Cluster: "c1", Generation: 2}}
+		}, failed: []string{"lost events", "convergence"}},
+		{name: "newest status not Applied", change: func(h *History) {
+			h.API[len(h.API)-2].Applied = "False"
+		}, failed: []string{"convergence"}},
+		{name: "bundle left at the old generation", change: func(h *History) {
+			h.Bundles[1].Generation = "1"
+		}, failed: []string{"convergence"}},
+		{name: "deleted cluster's bundle left", change: func(h *History) {
+			h.Bundles = append(h.Bundles, Bundle{Consumer: "a1", Name: "c2-setup", ID: "u9"})
+		}, failed: []string{"convergence"}},
+		{name: "bundle missing", change: func(h *History) { h.Bundles = h.Bundles[:1] }, failed: []string{"convergence"}},
+		{name: "create while the old work was held", change: func(h *History) {
+			h.Agents[4].OldPresent = true
+		}, failed: []string{"duplicates"}},
+		{name: "two works of one fingerprint", change: func(h *History) {
+			h.Agents = append(h.Agents, AgentEvent{Consumer: "a1", Name: "c1-validation", UID: "u4", Kind: "add", Fingerprint: "f2"})
+		}, failed: []string{"duplicates"}},
+		{name: "creates refused past the tolerance: created before the 404", change: func(h *History) {
+			h.Meta.Creates, h.Meta.CreatesRefused = 100, 2
+		}, failed: []string{"creates refused"}},
+		{name: "a create refused within the tolerance: two replicas raced", change: func(h *History) {
+			h.Meta.Creates, h.Meta.CreatesRefused = 100, 1
+		}},
+		{name: "two bundles of one name", change: func(h *History) {
+			h.Bundles = append(h.Bundles, Bundle{Consumer: "a1", Name: "c1-setup", ID: "u7"})
+		}, failed: []string{"duplicates"}},
+		{name: "RSS growing", change: func(h *History) {
+			for i := range h.Samples {
+				if h.Samples[i].Replica == "b" {
+					h.Samples[i].RSSBytes += float64(i%61) * 0.5e6 // 3 MB/min
+				}
+			}
+		}, failed: []string{"resources flat"}},
+		{name: "goroutines growing", change: func(h *History) {
+			for i := range h.Samples {
+				if h.Samples[i].Replica == "a" {
+					h.Samples[i].Goroutines += float64(i) // 6/min
+				}
+			}
+		}, failed: []string{"resources flat"}},
+		{name: "fds growing", change: func(h *History) {
+			for i := range h.Samples {
+				h.Samples[i].FDs += float64(i%61) / 3 // 2/min
+			}
+		}, failed: []string{"resources flat"}},
+		{name: "growth too short to judge", change: func(h *History) {
+			h.Samples = slices.DeleteFunc(h.Samples, func(s Sample) bool { return s.At.After(h.Meta.Start.Add(3 * time.Minute)) })
+			for i := range h.Samples {
+				h.Samples[i].RSSBytes += float64(i) * 1e6
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h, err := Load("testdata/pass")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.change(h)
+			r := Check(h)
+			if got := r.Failed(); !slices.Equal(got, c.failed) {
+				t.Errorf("failed %v, want %v\n%+v", got, c.failed, r.Verdicts)
+			}
+			if r.Pass() != (len(c.failed) == 0) {
+				t.Errorf("Pass() = %v with failures %v", r.Pass(), r.Failed())
+			}
+		})
+	}
+}
+
+// TestFigures checks the figures of the passing history: latency by
+// window, the storm of the API outage and the convergence after it.
+func TestFigures(t *testing.T) {
+	h, err := Load("testdata/pass")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Check(h)
+	want := map[string]Window{
+		"during api-503": {Name: "during api-503", Events: 2, Reported: 2, P50MS: 5, P99MS: 3000},
+		"steady":         {Name: "steady", Events: 2, Reported: 2, P50MS: 6, P99MS: 8},
+	}
+	for _, w := range r.Latency {
+		if w != want[w.Name] {
+			t.Errorf("window %+v, want %+v", w, want[w.Name])
+		}
+		delete(want, w.Name)
+	}
+	if len(want) > 0 {
+		t.Errorf("windows missing: %v", want)
+	}
+	if len(r.Storms) != 1 || r.Storms[0].PutsPerClusterPerMin != 30 || r.Storms[0].Clusters != 2 {
+		t.Errorf("storms %+v, want 2 PUTs over 2 clusters in 2s: 30 per cluster per minute", r.Storms)
+	}
+	if len(r.Convergence) != 1 || r.Convergence[0].Never != 0 || r.Convergence[0].P50S != 1 || r.Convergence[0].P99S != 419.008 {
+		t.Errorf("convergence %+v, want c1 1s after the outage, c2 at its next status (419.008s)", r.Convergence)
+	}
+	if r.MaestroReqPerEvent != 2 {
+		t.Errorf("maestro requests per event %v, want 12/6", r.MaestroReqPerEvent)
+	}
+}

@@ -1,0 +1,193 @@
+// Package check is the soak's checker (bench/soak): it reads the histories a
+// soak run recorded outside the adapter (what the publisher sent, what the
+// HyperFleet API received, what RabbitMQ dead-lettered, what Maestro held at
+// the end, what the agents received, the faults and the process samples) and
+// proves or refutes the soak's invariants: no event lost, every cluster
+// converged, nothing duplicated, no replica's memory, goroutines or open
+// files growing, and the reconcile latency and retry storm figures.
+//
+// It is pure: Check takes a History and returns a Report; Load reads a run
+// directory's JSON-lines files into a History.
+package check
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Published is one event the publisher sent (published.jsonl).
+type Published struct {
+	EventID    string    `json:"event_id"`
+	Cluster    string    `json:"cluster"`
+	Generation int       `json:"generation"`
+	Deleted    bool      `json:"deleted,omitempty"` // the cluster is being deleted (deleted_time set)
+	TraceID    string    `json:"trace_id,omitempty"`
+	At         time.Time `json:"at"`
+}
+
+// APIRequest is one request the recording HyperFleet API answered (api.jsonl).
+type APIRequest struct {
+	Method     string    `json:"method"`
+	Cluster    string    `json:"cluster"`
+	Status     bool      `json:"status"` // a status PUT (else a cluster GET)
+	Code       int       `json:"code"`   // the HTTP status answered
+	Generation int       `json:"generation,omitempty"`
+	Applied    string    `json:"applied,omitempty"` // the Applied condition's status
+	Finalized  string    `json:"finalized,omitempty"`
+	TraceID    string    `json:"trace_id,omitempty"`
+	At         time.Time `json:"at"`
+}
+
+// DeadLetter is one message RabbitMQ dead-lettered (deadletters.jsonl).
+type DeadLetter struct {
+	EventID    string `json:"event_id"`
+	Cluster    string `json:"cluster"`
+	Generation int    `json:"generation"`
+	Reason     string `json:"reason"`
+}
+
+// Bundle is one bundle Maestro held at the end (maestro.jsonl).
+type Bundle struct {
+	Consumer    string `json:"consumer"`
+	Name        string `json:"name"`
+	ID          string `json:"id"`
+	Generation  string `json:"generation,omitempty"` // hyperfleet.io/generation annotation, when any
+	Fingerprint string `json:"fingerprint,omitempty"`
+	Deleting    bool   `json:"deleting,omitempty"`
+}
+
+// AgentEvent is one spec event a simulated agent received (agents.jsonl).
+type AgentEvent struct {
+	Consumer    string `json:"consumer"`
+	Name        string `json:"name"`
+	UID         string `json:"uid"`
+	Kind        string `json:"kind"` // add, update, delete
+	Fingerprint string `json:"fingerprint,omitempty"`
+	Generation  string `json:"generation,omitempty"`
+	Deleting    bool   `json:"deleting,omitempty"`
+	// OldPresent: the agent still held a work of this name with another
+	// uid when this one arrived (a create while the old one existed).
+	OldPresent bool      `json:"old_present,omitempty"`
+	At         time.Time `json:"at"`
+}
+
+// Fault is one fault the schedule made (faults.jsonl).
+type Fault struct {
+	Name   string         `json:"name"`
+	Params map[string]any `json:"params,omitempty"`
+	At     time.Time      `json:"at"`
+	End    time.Time      `json:"end"`
+	Error  string         `json:"error,omitempty"`
+}
+
+// Sample is one reading of a replica's process (samples.jsonl).
+type Sample struct {
+	Replica    string    `json:"replica"`
+	PID        int       `json:"pid"`
+	RSSBytes   float64   `json:"rss_bytes"`
+	Goroutines float64   `json:"goroutines"`
+	FDs        float64   `json:"fds"`
+	At         time.Time `json:"at"`
+}
+
+// Meta is what the run says of itself (meta.json).
+type Meta struct {
+	Start, PublishEnd, End time.Time
+	Clusters               int     `json:"clusters"`
+	Seed                   int64   `json:"seed"`
+	RatePerS               float64 `json:"rate_per_s"`
+	Broken                 string  `json:"broken,omitempty"`
+	// MaestroRequests is the replicas' Maestro requests over the run (all
+	// verbs and codes), CreatesRefused their creates Maestro refused because
+	// a bundle of that name existed (code already_exists).
+	MaestroRequests float64 `json:"maestro_requests"`
+	CreatesRefused  float64 `json:"creates_refused"`
+	// Creates are the creates Maestro accepted (code ok).
+	Creates float64 `json:"creates"`
+	// BundleSuffixes name a live cluster's bundles: <cluster><suffix>
+	// each; GenerationBundle is the suffix of the one whose
+	// hyperfleet.io/generation annotation follows the cluster's generation.
+	BundleSuffixes   []string `json:"bundle_suffixes"`
+	GenerationBundle string   `json:"generation_bundle,omitempty"`
+}
+
+// History is everything a run recorded.
+type History struct {
+	Meta        Meta
+	Published   []Published
+	API         []APIRequest
+	DeadLetters []DeadLetter
+	Bundles     []Bundle
+	Agents      []AgentEvent
+	Faults      []Fault
+	Samples     []Sample
+}
+
+// Files are the history files of a run directory.
+var Files = struct{ Published, API, DeadLetters, Bundles, Agents, Faults, Samples, Meta string }{
+	"published.jsonl", "api.jsonl", "deadletters.jsonl", "maestro.jsonl", "agents.jsonl", "faults.jsonl", "samples.jsonl", "meta.json",
+}
+
+// Load reads a run directory. A missing JSON-lines file is an empty
+// history; a missing meta.json or a line that does not decode is an error.
+func Load(dir string) (*History, error) {
+	h := &History{}
+	b, err := os.ReadFile(filepath.Join(dir, Files.Meta))
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &h.Meta); err != nil {
+		return nil, fmt.Errorf("%s: %w", Files.Meta, err)
+	}
+	for _, f := range []struct {
+		name string
+		read func(*json.Decoder) error
+	}{
+		{Files.Published, lines(&h.Published)}, {Files.API, lines(&h.API)}, {Files.DeadLetters, lines(&h.DeadLetters)},
+		{Files.Bundles, lines(&h.Bundles)}, {Files.Agents, lines(&h.Agents)}, {Files.Faults, lines(&h.Faults)},
+		{Files.Samples, lines(&h.Samples)},
+	} {
+		if err := readLines(filepath.Join(dir, f.name), f.read); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.name, err)
+		}
+	}
+	return h, nil
+}
+
+func lines[T any](dst *[]T) func(*json.Decoder) error {
+	return func(d *json.Decoder) error {
+		var v T
+		if err := d.Decode(&v); err != nil {
+			return err
+		}
+		*dst = append(*dst, v)
+		return nil
+	}
+}
+
+func readLines(path string, read func(*json.Decoder) error) error {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
+	for n := 1; sc.Scan(); n++ {
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		if err := read(json.NewDecoder(bytes.NewReader(sc.Bytes()))); err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+	}
+	return sc.Err()
+}

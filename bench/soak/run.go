@@ -1,0 +1,261 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/bundle-adapter/bundle-adapter/bench/soak/check"
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
+	"github.com/bundle-adapter/bundle-adapter/maestroclient/agentsim"
+)
+
+// harness holds what a run started.
+type harness struct {
+	o         *options
+	log       *slog.Logger
+	start     time.Time
+	api       *recordingAPI
+	agents    *agents
+	replicas  []*replica
+	consumers []string
+	queue     string
+	exchange  string
+	sourceID  string
+	recs      map[string]*recorder
+}
+
+// run starts the stack's parts of its own, runs the soak, checks the
+// histories and writes the results. It returns whether every invariant
+// held; an error means the soak could not run.
+func run(ctx context.Context, o *options, log *slog.Logger) (bool, error) {
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return false, err
+	}
+	id := fmt.Sprintf("%s-%d", o.prefix, time.Now().Unix())
+	h := &harness{o: o, log: log, exchange: id, sourceID: id, queue: id + "-soak", recs: map[string]*recorder{}}
+	for _, f := range []string{check.Files.Published, check.Files.API, check.Files.Agents, check.Files.Faults, check.Files.Samples} {
+		r, err := newRecorder(filepath.Join(o.out, f))
+		if err != nil {
+			return false, err
+		}
+		h.recs[f] = r
+	}
+	for i := range o.consumers {
+		h.consumers = append(h.consumers, fmt.Sprintf("%s-c%d", o.prefix, i))
+	}
+	var err error
+	if h.api, err = startAPI(h.recs[check.Files.API]); err != nil {
+		return false, err
+	}
+	defer h.api.close()
+	for i := range o.clusters {
+		h.api.add(&cluster{id: fmt.Sprintf("c-%06d", i), consumer: h.consumers[i%len(h.consumers)], generation: 1})
+	}
+	if err := registerConsumers(ctx, o.maestroREST, h.consumers); err != nil {
+		return false, err
+	}
+	h.agents = &agents{broker: o.maestroBroker, rec: h.recs[check.Files.Agents], run: map[string]*agentsim.Agent{},
+		log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	defer h.agents.stop()
+	for _, c := range h.consumers {
+		if err := h.agents.start(ctx, c); err != nil {
+			return false, err
+		}
+	}
+	files, err := writeConfigs(o, filepath.Join(o.out, "config"), h.api.url, h.sourceID, h.exchange)
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = stacktest.DropRabbitMQ(o.rabbitURL, h.exchange, h.queue) }()
+	for _, name := range []string{"a", "b"} {
+		r := &replica{name: name, bin: o.adapterBin, files: files, dir: o.out}
+		if err := r.start(ctx); err != nil {
+			return false, err
+		}
+		h.replicas = append(h.replicas, r)
+	}
+	defer func() {
+		for _, r := range h.replicas {
+			r.stop()
+		}
+	}()
+	meta, err := h.soak(ctx)
+	if err != nil {
+		return false, err
+	}
+	return h.finish(meta)
+}
+
+// soak publishes, makes the faults and drains; it returns the run's meta.
+func (h *harness) soak(ctx context.Context) (check.Meta, error) {
+	o := h.o
+	rate := o.load * o.capacity
+	period := max(time.Duration(float64(o.clusters)/rate*float64(time.Second)), o.minPeriod)
+	h.start = time.Now()
+	end := h.start.Add(o.duration)
+	meta := check.Meta{Start: h.start, Clusters: o.clusters, Seed: o.seed, RatePerS: float64(o.clusters) / period.Seconds(),
+		Broken: o.broken, BundleSuffixes: []string{"-setup", "-validation"}, GenerationBundle: "-validation"}
+	fmt.Printf("soak: %d clusters, %d consumers, each resent every %v (%.0f events/s; capacity %.0f x %.0f%%), %v, seed %d, two replicas on %s\n",
+		o.clusters, o.consumers, period, meta.RatePerS, o.capacity, 100*o.load, o.duration, o.seed, h.queue)
+
+	sctx, stopSampling := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); sampleEvery(sctx, o.sampleEvery, h.replicas, h.recs[check.Files.Samples]) }()
+
+	f := &faulter{h: h, rec: h.recs[check.Files.Faults], rng: rand.New(rand.NewPCG(uint64(o.seed), 0xfa17))}
+	// Faults from the end of the warm-up (a minute, or a quarter of a short
+	// run) to 30 s before the last round.
+	from := min(time.Minute, o.duration/4)
+	plan := schedule(o.seed, o.faults, from, max(o.duration-period-30*time.Second, from+time.Second))
+	for _, p := range plan {
+		fmt.Printf("soak: planned %-17s at +%v\n", p.name, p.at.Round(time.Second))
+	}
+	fctx, stopFaults := context.WithCancel(ctx)
+	var fwg sync.WaitGroup
+	for _, p := range plan {
+		fwg.Add(1)
+		go func() {
+			defer fwg.Done()
+			select {
+			case <-fctx.Done():
+			case <-time.After(time.Until(h.start.Add(p.at))):
+				f.do(fctx, p.name)
+			}
+		}()
+	}
+	pub := &publisher{url: o.rabbitURL, exchange: h.exchange, rec: h.recs[check.Files.Published], log: h.log}
+	if err := pub.connect(); err != nil {
+		stopFaults()
+		stopSampling()
+		return meta, err
+	}
+	defer pub.close()
+	// The final drain: a generation bump just before the last round, and an
+	// API outage overlapping it; then the publisher stops.
+	pub.rounds(ctx, h.api, period, end, func() {
+		f.do(ctx, "recreation-wave")
+		f.do(ctx, "api-503")
+	})
+	meta.PublishEnd = time.Now()
+	fmt.Printf("soak: publisher stopped after %d events; draining (at most %v)\n", pub.sent, o.drain)
+	fwg.Wait() // faults planned before the last round are all done
+	stopFaults()
+	h.drain(ctx)
+	stopSampling()
+	wg.Wait()
+	for _, r := range h.replicas {
+		if s, err := r.sample(); err == nil {
+			h.recs[check.Files.Samples].add(s)
+		}
+		req, refused, creates := r.totals()
+		meta.MaestroRequests += req
+		meta.CreatesRefused += refused
+		meta.Creates += creates
+	}
+	meta.End = time.Now()
+	return meta, nil
+}
+
+// drain waits until the API has answered nothing for 20 s, or o.drain.
+func (h *harness) drain(ctx context.Context) {
+	deadline := time.Now().Add(h.o.drain)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		if time.Since(h.api.lastRequest()) > 20*time.Second && time.Now().UnixNano() > h.api.down.Load() {
+			return
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// finish records what RabbitMQ dead-lettered and what Maestro holds, checks
+// the histories and writes the results.
+func (h *harness) finish(meta check.Meta) (bool, error) {
+	o := h.o
+	if err := deadLetters(o.rabbitURL, h.queue+".dead-letter", filepath.Join(o.out, check.Files.DeadLetters)); err != nil {
+		return false, fmt.Errorf("dead letters: %w", err)
+	}
+	if err := listBundles(o.maestroREST, h.sourceID, filepath.Join(o.out, check.Files.Bundles)); err != nil {
+		return false, fmt.Errorf("maestro bundles: %w", err)
+	}
+	for _, r := range h.recs {
+		if err := r.close(); err != nil {
+			return false, err
+		}
+	}
+	b, _ := json.MarshalIndent(meta, "", "  ")
+	if err := os.WriteFile(filepath.Join(o.out, check.Files.Meta), b, 0o644); err != nil {
+		return false, err
+	}
+	hist, err := check.Load(o.out)
+	if err != nil {
+		return false, err
+	}
+	rep := check.Check(hist)
+	return rep.Pass(), writeResults(o.out, hist, rep, os.Stdout)
+}
+
+var httpClient = &http.Client{Timeout: 30 * time.Second}
+
+// registerConsumers registers the consumers in Maestro (409 is fine).
+func registerConsumers(ctx context.Context, rest string, names []string) error {
+	for _, n := range names {
+		body, _ := json.Marshal(map[string]string{"name": n})
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, rest+"/api/maestro/v1/consumers", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := httpClient.Do(req)
+		if err != nil {
+			return fmt.Errorf("register consumer %s: %w", n, err)
+		}
+		msg, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusConflict {
+			return fmt.Errorf("register consumer %s: HTTP %d: %s", n, resp.StatusCode, msg)
+		}
+	}
+	return nil
+}
+
+// writeConfigs writes the example's task config (each cluster on the
+// consumer the API names), its bundles, and the adapter and broker configs.
+func writeConfigs(o *options, dir, apiURL, sourceID, topic string) (stacktest.Files, error) {
+	f := stacktest.FilesIn(dir)
+	if err := stacktest.CopyExample(o.example, dir); err != nil {
+		return f, err
+	}
+	data, err := os.ReadFile(f.Task)
+	if err != nil {
+		return f, err
+	}
+	task, err := stacktest.ConsumerFromCluster(data, "cluster1")
+	if err != nil {
+		return f, err
+	}
+	if err := os.WriteFile(f.Task, task, 0o600); err != nil {
+		return f, err
+	}
+	adapterCfg := stacktest.AdapterConfig{
+		Name: sourceID, APIURL: apiURL, APITimeout: 10 * time.Second, APIRetryAttempts: 3, APIRetryBackoff: "exponential",
+		SubscriptionID: "soak", Topic: topic,
+		MaestroGRPC: o.maestroGRPC, MaestroREST: o.maestroREST, SourceID: sourceID, MaestroTimeout: 20 * time.Second,
+		MaestroViewMaxAge: o.viewMaxAge,
+	}
+	// Deliveries cover an API outage and a Maestro restart (about a minute
+	// before its source client publishes again: docs/reliability.md).
+	brokerCfg := stacktest.RabbitMQConfig{
+		URL: o.rabbitURL, Exchange: topic, Prefetch: 64,
+		MaxDeliveries: 20, MinBackoff: time.Second, MaxBackoff: 15 * time.Second,
+		Parallelism: 16, ShutdownTimeout: 20 * time.Second,
+	}
+	return f, stacktest.WriteFiles(f, adapterCfg.YAML(), brokerCfg.YAML())
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# hack/soak.sh is `make soak` (docs/reliability.md, "Soak"): it builds the
+# adapter (a deliberately broken variant with SOAK_BROKEN) and the soak
+# harness (bench/soak), starts a Maestro of its own on a fresh database
+# behind a PgBouncer of its own (transaction pooling, as hack/bench.sh's
+# pooled setup), runs the soak against it and the machine's RabbitMQ, and
+# stops both. The harness prints each fault as it happens and a verdict per
+# invariant; exit 1 when one failed.
+#
+# Environment (defaults in brackets):
+#   SOAK_MINUTES   [30]    how long the publisher runs
+#   SOAK_CLUSTERS  [2000]  clusters (2 bundles each)
+#   SOAK_SEED      [1]     seed of the fault schedule
+#   SOAK_BROKEN    [unset] ackearly | nowait: build the adapter with the
+#                          soakbroken_<name> tag (the checker must fail)
+#   SOAK_FAULTS    [all]   comma-separated faults (see bench/soak --help)
+#   SOAK_CAPACITY  [1000]  the adapter's events/s capacity; 60% is published
+#   SOAK_ARGS      [unset] more harness flags
+#   SOAK_OUT       [/tmp/bundle-adapter-soak/run-<time>] run directory
+#   SOAK_MAESTRO_DB_NAME [maestro_soak]
+#   SOAK_MAESTRO_HTTP_PORT [18700] GRPC [18790] BROKER [18791] HEALTH [18783] METRICS [18784]
+#   SOAK_PGBOUNCER_PORT [18732]
+#   SOAK_KEEP=1    leave Maestro and PgBouncer running afterwards
+# PostgreSQL restart (a fault) restarts the machine's PostgreSQL cluster.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { echo "soak.sh: $*" >&2; }
+
+RUN_DIR=/tmp/bundle-adapter-soak
+OUT=${SOAK_OUT:-${RUN_DIR}/run-$(date +%Y%m%d-%H%M%S)${SOAK_BROKEN:+-${SOAK_BROKEN}}}
+export MAESTRO_RUN_DIR=${RUN_DIR}/maestro
+export MAESTRO_DB_NAME=${SOAK_MAESTRO_DB_NAME:-maestro_soak}
+export MAESTRO_HTTP_PORT=${SOAK_MAESTRO_HTTP_PORT:-18700}
+export MAESTRO_GRPC_PORT=${SOAK_MAESTRO_GRPC_PORT:-18790}
+export MAESTRO_BROKER_PORT=${SOAK_MAESTRO_BROKER_PORT:-18791}
+export MAESTRO_HEALTH_PORT=${SOAK_MAESTRO_HEALTH_PORT:-18783}
+export MAESTRO_METRICS_PORT=${SOAK_MAESTRO_METRICS_PORT:-18784}
+export MAESTRO_LOG_LEVEL=${SOAK_MAESTRO_LOG_LEVEL:-1}
+export PGBOUNCER_RUN_DIR=${RUN_DIR}/pgbouncer
+export PGBOUNCER_PORT=${SOAK_PGBOUNCER_PORT:-18732}
+export PGBOUNCER_POOL_MODE=transaction
+export PGBOUNCER_SESSION_DB=${MAESTRO_DB_NAME}
+export MAESTRO_DB_POOL_PORT=${PGBOUNCER_PORT} MAESTRO_DB_POOL_MODE=transaction
+
+tags=""
+case "${SOAK_BROKEN:-}" in
+"") ;;
+ackearly | nowait) tags="soakbroken_${SOAK_BROKEN}" ;;
+*) say "SOAK_BROKEN must be ackearly or nowait, not ${SOAK_BROKEN}"; exit 2 ;;
+esac
+
+(exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null || { say "PostgreSQL is not answering on 127.0.0.1:5432"; exit 1; }
+(exec 3<>/dev/tcp/127.0.0.1/5672) 2>/dev/null || { say "RabbitMQ is not answering on 127.0.0.1:5672"; exit 1; }
+mkdir -p "${RUN_DIR}" "${OUT}"
+hack/maestro.sh build >/dev/null
+CGO_ENABLED=0 go build -trimpath ${tags:+-tags "${tags}"} -o "${RUN_DIR}/bundle-adapter${SOAK_BROKEN:+-${SOAK_BROKEN}}" ./cmd/bundle-adapter
+go build -o "${RUN_DIR}/soak" ./bench/soak
+
+cleanup() {
+	# Maestro's and PgBouncer's logs of the run go with its histories.
+	cp "${MAESTRO_RUN_DIR}/maestro.log" "${PGBOUNCER_RUN_DIR}/pgbouncer.log" "${OUT}/" 2>/dev/null || true
+	if [[ "${SOAK_KEEP:-0}" == 1 ]]; then
+		say "SOAK_KEEP=1: Maestro and PgBouncer left running"
+		return
+	fi
+	hack/maestro.sh stop >/dev/null 2>&1 || true
+	hack/pgbouncer.sh stop >/dev/null 2>&1 || true
+	PGOPTIONS="-c client_min_messages=warning" psql -h 127.0.0.1 -p 5432 -U postgres -d postgres -qtA \
+		-c "drop database if exists \"${MAESTRO_DB_NAME}\" with (force)" >/dev/null 2>&1 || true
+}
+# A Maestro or PgBouncer left by an interrupted run of this script is ours.
+hack/maestro.sh stop >/dev/null 2>&1 || true
+hack/pgbouncer.sh stop >/dev/null 2>&1 || true
+trap cleanup EXIT
+hack/pgbouncer.sh install
+hack/pgbouncer.sh start
+MAESTRO_FRESH=1 timeout 180 hack/maestro.sh start >/dev/null || { say "Maestro did not start (log: ${MAESTRO_RUN_DIR}/maestro.log)"; exit 1; }
+eval "$(hack/maestro.sh env)"
+say "Maestro up at ${MAESTRO_REST_URL} behind PgBouncer :${PGBOUNCER_PORT}; results in ${OUT}"
+extra=()
+[[ -z "${SOAK_FAULTS+x}" ]] || extra+=(--faults "${SOAK_FAULTS}")
+# shellcheck disable=SC2086
+"${RUN_DIR}/soak" \
+	--adapter-bin "${RUN_DIR}/bundle-adapter${SOAK_BROKEN:+-${SOAK_BROKEN}}" \
+	--hack-dir hack \
+	--out "${OUT}" \
+	--maestro-rest "${MAESTRO_REST_URL}" \
+	--maestro-grpc "${MAESTRO_GRPC_ADDR}" \
+	--maestro-broker "${MAESTRO_BROKER_ADDR}" \
+	--duration "${SOAK_MINUTES:-30}m" \
+	--clusters "${SOAK_CLUSTERS:-2000}" \
+	--seed "${SOAK_SEED:-1}" \
+	--capacity "${SOAK_CAPACITY:-1000}" \
+	--broken "${SOAK_BROKEN:-}" \
+	"${extra[@]}" \
+	${SOAK_ARGS:-}
