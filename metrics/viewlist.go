@@ -17,7 +17,7 @@ type viewLists struct {
 
 func newViewLists(f factory) *viewLists {
 	return &viewLists{
-		lists:    f.counterVec("view_lists_total", "Lists of this source's bundles that filled or refreshed the bundle view (one after every status stream (re)subscription, then one every max_age/2), by result (ok, error).", "result"),
+		lists:    f.counterVec("view_lists_total", "Lists of this source's bundles that filled or refreshed the bundle view (one after every status stream (re)subscription, then one every 3/4 max_age), by result (ok, error).", "result"),
 		pages:    f.counter("view_list_pages_total", "Pages (Maestro requests) the bundle view's Lists read."),
 		bundles:  f.counter("view_listed_bundles_total", "Bundles the bundle view's Lists read."),
 		duration: f.gauge("view_list_duration_seconds", "How long the bundle view's last List took, failed or not."),

@@ -27,7 +27,7 @@ import (
 // status stream, and the returned Maestro feeds it with its reads (see
 // maestroclient/view); the returned refresher, which the caller runs,
 // fills the view with Lists of this source's bundles after every
-// (re)subscription and every max_age/2, reporting each to listed. The
+// (re)subscription and every 3/4 max_age, reporting each to listed. The
 // view and the refresher are nil otherwise and Maestro is the pool.
 func newMaestro(ctx context.Context, opts maestroclient.Options, vc config.MaestroView, listed func(view.RefreshResult), log *slog.Logger) (*maestroclient.Pool, adapter.Maestro, adapter.BundleView, *view.Refresher, error) {
 	var v *view.View

@@ -10,10 +10,10 @@
 //   - Lists of this source's bundles (refresh.go, refresher.go): a List is a
 //     read of every bundle it names, as of some moment after it began. Its
 //     pages are stored as an Observe at the List's token would store them
-//     (BeginList, Refresh), each entry read at the List's start. The
-//     Refresher lists right after every (re)subscription, which is what
-//     refills the view it drops, and every MaxAge/2, so entries do not age
-//     out while Maestro answers. A List proves nothing about absence:
+//     (BeginList, Refresh), each entry read when its page was requested
+//     (NextPage). The Refresher lists right after every (re)subscription,
+//     which is what refills the view it drops, and then every 3/4 MaxAge
+//     start to start, so entries do not age out while Maestro answers. A List proves nothing about absence:
 //     paging under concurrent change may skip a bundle, so bundles it does
 //     not name are left to age out, never forgotten.
 //   - The source's status stream (sdk-go's subscription; see Status): the

@@ -26,8 +26,9 @@ func (v *View) BeginList() Listing {
 // Refresh stores one page of a List that began at l: each bundle exactly
 // as Observe at l's token would store it (nothing when the bundle was
 // forgotten, written, changed by the stream or read again after l, or the
-// view dropped since), with the List's start as the time it was read, so
-// it is trusted for MaxAge from then. keys[i] names works[i]; a nil work
+// view dropped since), with l's read time (the List's start, or the page's
+// request with NextPage) as the time it was read, so it is trusted for
+// MaxAge from then. keys[i] names works[i]; a nil work
 // is skipped (a List never reports absence). Bundles a List does not
 // name are left as they are: offset paging under concurrent change may
 // skip one, which then ages out after MaxAge.
@@ -38,6 +39,16 @@ func (v *View) Refresh(l Listing, keys []adapter.BundleKey, works []*workv1.Mani
 		}
 		v.store(l.t, keyOf(k.Consumer, strings.Clone(k.Name)), works[i], l.read)
 	}
+}
+
+// NextPage is l for the List's next page, whose request begins now: its
+// bundles are as Maestro held them then, so they are trusted from then.
+// The token stays the List's (a change after the List began still wins).
+// With it, Lists that begin Every apart refresh each bundle about Every
+// apart, however long a List takes.
+func (v *View) NextPage(l Listing) Listing {
+	l.read = v.since(v.clock())
+	return l
 }
 
 // Superseded reports whether the view was dropped (a (re)subscription)

@@ -115,19 +115,19 @@ func TestRefresh(t *testing.T) {
 	}
 }
 
-// Lists every MaxAge/2 keep an entry trusted for as long as they go on;
+// Lists every 3/4 MaxAge keep an entry trusted for as long as they go on;
 // an entry no List names is not forgotten by one, and ages out MaxAge
 // after its read.
 func TestRefreshKeepsEntriesFresh(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		listed bool
-		steps  int // lists, 30s apart (MaxAge 1m)
+		steps  int // lists, 45s apart (MaxAge 1m)
 		hit    bool
 	}{
-		{"listed every half MaxAge: hit after ten MaxAges", true, 20, true},
-		{"not listed, within MaxAge: hit", false, 2, true},
-		{"not listed, past MaxAge: miss", false, 3, false},
+		{"listed every 3/4 MaxAge: hit after ten MaxAges", true, 14, true},
+		{"not listed, within MaxAge: hit", false, 1, true},
+		{"not listed, past MaxAge: miss", false, 2, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t)
@@ -135,7 +135,7 @@ func TestRefreshKeepsEntriesFresh(t *testing.T) {
 			h.create()
 			h.read()
 			for range tt.steps {
-				h.now = h.now.Add(30 * time.Second)
+				h.now = h.now.Add(45 * time.Second)
 				l := h.view.BeginList()
 				keys := []adapter.BundleKey{{Consumer: consumer, Name: "another"}}
 				works := []*workv1.ManifestWork{fixture(t)}
@@ -152,6 +152,30 @@ func TestRefreshKeepsEntriesFresh(t *testing.T) {
 				t.Error("the bundle listed last missed")
 			}
 		})
+	}
+}
+
+// A page's bundles are trusted from that page's request (NextPage), not
+// from the List's start: a List that takes long does not age its last
+// pages, and the token stays the List's.
+func TestNextPageReadTime(t *testing.T) {
+	h := newHarness(t) // MaxAge 1m
+	h.view.Subscribed()
+	l := h.view.BeginList()
+	first := fixture(t)
+	first.Name = "first"
+	h.view.Refresh(l, []adapter.BundleKey{{Consumer: consumer, Name: "first"}}, []*workv1.ManifestWork{first})
+	h.now = h.now.Add(40 * time.Second) // a slow first page
+	l = h.view.NextPage(l)
+	second := fixture(t)
+	second.Name = "second"
+	h.view.Refresh(l, []adapter.BundleKey{{Consumer: consumer, Name: "second"}}, []*workv1.ManifestWork{second})
+	h.now = h.now.Add(30 * time.Second) // 70 s after the List began, 30 s after page 2
+	if _, ok := h.view.Lookup(consumer, "first"); ok {
+		t.Error("page 1's bundle hit 70 s after its page (MaxAge 1m)")
+	}
+	if _, ok := h.view.Lookup(consumer, "second"); !ok {
+		t.Error("page 2's bundle missed 30 s after its page: it was aged from the List's start")
 	}
 }
 

@@ -27,8 +27,14 @@ type RefreshResult struct {
 // RefresherOptions configures a Refresher.
 type RefresherOptions struct {
 	List ListFunc
-	// Every is the time between two successful Lists; zero means half
-	// the view's MaxAge, so an entry Maestro still holds never ages out.
+	// Every is the time from the start of one successful List to the
+	// start of the next; zero means three quarters of the view's MaxAge.
+	// Each page's bundles are trusted from that page's request
+	// (View.NextPage), so a bundle is refreshed about Every apart whatever
+	// a List takes, and an entry Maestro still holds never ages out while
+	// Lists succeed and their pages' timing varies by less than a quarter
+	// of MaxAge. One List per Every is the whole steady cost of the view:
+	// bundles / page size requests.
 	Every time.Duration
 	// MinBackoff and MaxBackoff space the retries of a failed List
 	// (defaults 1s and 30s, MaxBackoff at most Every).
@@ -59,7 +65,7 @@ type Refresher struct {
 // NewRefresher returns a refresher of v.
 func NewRefresher(v *View, o RefresherOptions) *Refresher {
 	if o.Every <= 0 {
-		o.Every = v.maxAge / 2
+		o.Every = v.maxAge * 3 / 4
 	}
 	if o.MinBackoff <= 0 {
 		o.MinBackoff = time.Second
@@ -105,8 +111,10 @@ func (r *Refresher) Run(ctx context.Context) {
 	}
 	backoff := r.o.MinBackoff
 	for {
-		wait := r.o.Every
-		switch err := r.refresh(ctx); {
+		began := time.Now()
+		err := r.refresh(ctx)
+		wait := max(0, r.o.Every-time.Since(began)) // start to start
+		switch {
 		case ctx.Err() != nil:
 			return
 		case err != nil:
@@ -137,6 +145,7 @@ func (r *Refresher) refresh(ctx context.Context) error {
 		res.Pages++
 		res.Bundles += len(keys)
 		r.v.Refresh(l, keys, works)
+		l = r.v.NextPage(l)
 		return nil
 	})
 	res.Took = time.Since(start)
