@@ -28,7 +28,7 @@ bundle_adapter_view_list_pages_total 4
 # HELP bundle_adapter_view_listed_bundles_total Bundles the bundle view's Lists read.
 # TYPE bundle_adapter_view_listed_bundles_total counter
 bundle_adapter_view_listed_bundles_total 1700
-# HELP bundle_adapter_view_lists_total Lists of this source's bundles that filled or refreshed the bundle view (one after every status stream (re)subscription, then one every max_age/2), by result (ok, error).
+# HELP bundle_adapter_view_lists_total Lists of this source's bundles that filled or refreshed the bundle view (one after every status stream (re)subscription, then one every 3/4 max_age), by result (ok, error).
 # TYPE bundle_adapter_view_lists_total counter
 bundle_adapter_view_lists_total{result="error"} 1
 bundle_adapter_view_lists_total{result="ok"} 1
