@@ -251,10 +251,13 @@ func writeConfigs(o *options, dir, apiURL, sourceID, topic string) (stacktest.Fi
 		MaestroViewMaxAge: o.viewMaxAge,
 	}
 	// Deliveries cover an API outage and a Maestro restart (about a minute
-	// before its source client publishes again: docs/reliability.md).
+	// before its source client publishes again: docs/reliability.md). The
+	// first redelivery waits the default min_backoff (10s, Sentinel's
+	// resend period), so the retry-storm figure is the defaults'; the
+	// backoff stops at 15s so that the drain's 20 s of silence means done.
 	brokerCfg := stacktest.RabbitMQConfig{
 		URL: o.rabbitURL, Exchange: topic, Prefetch: 64,
-		MaxDeliveries: 20, MinBackoff: time.Second, MaxBackoff: 15 * time.Second,
+		MaxDeliveries: 20, MinBackoff: 10 * time.Second, MaxBackoff: 15 * time.Second,
 		Parallelism: 16, ShutdownTimeout: 20 * time.Second,
 	}
 	return f, stacktest.WriteFiles(f, adapterCfg.YAML(), brokerCfg.YAML())
