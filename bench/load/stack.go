@@ -140,7 +140,7 @@ func startAgents(ctx context.Context, broker string, consumers []string, applyRa
 	var agents []*agentsim.Agent
 	for _, c := range consumers {
 		a, err := agentsim.Start(ctx, agentsim.Options{BrokerAddress: broker, Consumer: c,
-			Delete: agentsim.DeleteAtOnce, NoDeletionSweep: true, ApplyRate: applyRate, Logger: log})
+			Delete: agentsim.DeleteAtOnce, NoDeletionSweep: true, ApplyRate: applyRate, Workers: workersFor(applyRate), Logger: log})
 		if err != nil {
 			stopAgents(agents)
 			return nil, fmt.Errorf("agent for %s: %w", c, err)
@@ -148,6 +148,18 @@ func startAgents(ctx context.Context, broker string, consumers []string, applyRa
 		agents = append(agents, a)
 	}
 	return agents, nil
+}
+
+// workersFor is how many bundles an agent syncs at once: an agent with a
+// stated apply rate (the one-consumer phase's, which must keep up with the
+// adapter) gets 8, since one worker answers about 50 bundles/s here (each
+// status a synchronous publish through Maestro); the others keep one, as
+// the runs before it measured.
+func workersFor(applyRate float64) int {
+	if applyRate > 0 {
+		return 8
+	}
+	return 1
 }
 
 // appliedBy is how many bundles the agents reported applied so far.

@@ -101,6 +101,13 @@ type Options struct {
 	// slower than its source, or one that just keeps up. Default 0: as fast
 	// as it receives them. Negative is refused.
 	ApplyRate float64
+	// Workers is how many bundles the agent syncs at once (each bundle
+	// name is synced by one worker at a time). Default 1: one at a time,
+	// each answer a synchronous status publish through Maestro, which caps
+	// one agent at about 50 bundles/s here; an agent meant to keep up with
+	// a source (the bench's one-consumer phase) needs several. Negative is
+	// refused.
+	Workers int
 	// Feedback, when set, is reported as status feedback of every manifest.
 	Feedback []workv1.FeedbackValue
 	// Logger receives the agent's logs. Default slog.Default().
@@ -138,6 +145,9 @@ func Start(ctx context.Context, opts Options) (*Agent, error) {
 	}
 	if opts.ApplyRate < 0 {
 		return nil, errors.New("agentsim: ApplyRate must not be negative")
+	}
+	if opts.Workers < 0 {
+		return nil, errors.New("agentsim: Workers must not be negative")
 	}
 	if opts.LoseFinalizers > 0 && !opts.NoDeletionSweep {
 		return nil, errors.New("agentsim: LoseFinalizers requires NoDeletionSweep")
@@ -240,9 +250,12 @@ func (a *Agent) run(ctx context.Context) error {
 		return fmt.Errorf("agentsim: %w", err)
 	}
 	var wg sync.WaitGroup
-	wg.Add(2)
+	workers := max(1, a.opts.Workers)
+	wg.Add(1 + workers)
 	go func() { defer wg.Done(); informer.Run(ctx.Done()) }()
-	go func() { defer wg.Done(); a.work(ctx) }()
+	for range workers {
+		go func() { defer wg.Done(); a.work(ctx) }()
+	}
 	go func() { <-ctx.Done(); a.queue.ShutDown(); wg.Wait(); close(a.done) }()
 	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
 		return errors.New("agentsim: informer did not sync")

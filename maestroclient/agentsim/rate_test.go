@@ -42,3 +42,10 @@ func TestStartRefusesNegativeApplyRate(t *testing.T) {
 		t.Fatalf("Start(ApplyRate -1) = %v, want an error naming ApplyRate", err)
 	}
 }
+
+func TestStartRefusesNegativeWorkers(t *testing.T) {
+	_, err := Start(context.Background(), Options{Consumer: "c1", Workers: -1})
+	if err == nil || !strings.Contains(err.Error(), "Workers") {
+		t.Fatalf("Start(Workers -1) = %v, want an error naming Workers", err)
+	}
+}
