@@ -23,6 +23,12 @@ const (
 // agents are the simulated agents, one per consumer, recording every spec
 // change they receive (agents.jsonl).
 type agents struct {
+	// life is the run's context: every agent, a restarted one included,
+	// lives until it ends (or stop). A fault's context is not passed in:
+	// it ends when the faults stop, before the drain, and an agent
+	// started on it would leave its consumer unsubscribed for the drain
+	// (the first soaks' "stuck deleting" bundles were exactly that).
+	life   context.Context
 	broker string
 	rec    *recorder
 	log    *slog.Logger
@@ -31,8 +37,8 @@ type agents struct {
 	run map[string]*agentsim.Agent
 }
 
-func (a *agents) start(ctx context.Context, consumer string) error {
-	ag, err := agentsim.Start(ctx, agentsim.Options{BrokerAddress: a.broker, Consumer: consumer,
+func (a *agents) start(consumer string) error {
+	ag, err := agentsim.Start(a.life, agentsim.Options{BrokerAddress: a.broker, Consumer: consumer,
 		Delete: agentsim.DeleteAtOnce, NoDeletionSweep: true, Logger: a.log,
 		OnSpec: func(e agentsim.SpecEvent) { a.rec.add(agentEvent(consumer, e)) }})
 	if err != nil {
@@ -44,8 +50,9 @@ func (a *agents) start(ctx context.Context, consumer string) error {
 	return nil
 }
 
-// restart stops the agent of consumer and starts a new one.
-func (a *agents) restart(ctx context.Context, consumer string) error {
+// restart stops the agent of consumer and starts a new one, which lives
+// as long as the run.
+func (a *agents) restart(consumer string) error {
 	a.mu.Lock()
 	ag := a.run[consumer]
 	a.mu.Unlock()
@@ -53,7 +60,7 @@ func (a *agents) restart(ctx context.Context, consumer string) error {
 		ag.Stop()
 	}
 	time.Sleep(time.Second)
-	return a.start(ctx, consumer)
+	return a.start(consumer)
 }
 
 func (a *agents) stop() {

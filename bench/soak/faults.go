@@ -105,7 +105,7 @@ func (f *faulter) make(ctx context.Context, name string) (map[string]any, error)
 		return map[string]any{"replica": r.name, "pid": pid}, err
 	case "agent-restart":
 		c := h.consumers[f.rng.IntN(len(h.consumers))]
-		return map[string]any{"consumer": c}, h.agents.restart(ctx, c)
+		return map[string]any{"consumer": c}, h.agents.restart(c)
 	case "recreation-wave":
 		return map[string]any{"clusters": f.bump(0.10)}, nil
 	case "deletion-wave":

@@ -64,11 +64,11 @@ func run(ctx context.Context, o *options, log *slog.Logger) (bool, error) {
 	if err := registerConsumers(ctx, o.maestroREST, h.consumers); err != nil {
 		return false, err
 	}
-	h.agents = &agents{broker: o.maestroBroker, rec: h.recs[check.Files.Agents], run: map[string]*agentsim.Agent{},
+	h.agents = &agents{life: ctx, broker: o.maestroBroker, rec: h.recs[check.Files.Agents], run: map[string]*agentsim.Agent{},
 		log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	defer h.agents.stop()
 	for _, c := range h.consumers {
-		if err := h.agents.start(ctx, c); err != nil {
+		if err := h.agents.start(c); err != nil {
 			return false, err
 		}
 	}
