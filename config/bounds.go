@@ -78,7 +78,7 @@ var AdapterBounds = map[string]Bound{
 	"clients.maestro.auth.tls_config.server_name":      {Max: maxDNSName, Why: whyDNSName},
 	"clients.maestro.auth.tls_config.http_server_name": {Max: maxDNSName, Why: whyDNSName},
 	"clients.maestro.view.max_age":                     {Max: int64(day), Zero: "5m", Why: "a change no agent reported is seen within a day"},
-	"clients.maestro.view.list_page_size":              {Min: 10, Max: 5000, Zero: "500", Why: "bundles per list request: a page of a few KB each is at most tens of MB"},
+	"clients.maestro.view.list_page_size":              {Min: 10, Max: 5000, Zero: "1000", Why: "bundles per list request: a page of a few KB each is at most tens of MB"},
 	"clients.kubernetes.api_version":                   {Max: 63, Why: "an API version is a DNS label"},
 	"clients.kubernetes.context":                       {Max: maxDNSName, Why: "a kubeconfig context name"},
 	"clients.kubernetes.qps":                           {MaxF: 10_000, Zero: "client-go's 5", Why: "requests per second to one API server"},

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/bundle-adapter/bundle-adapter/maestroclient"
+
 	"context"
 	"errors"
 	"fmt"
@@ -91,7 +93,7 @@ func (o *options) validatePhases() error {
 		o.oneConsumerClusters = o.clusters
 	}
 	if o.viewPageSize == 0 {
-		o.viewPageSize = 500
+		o.viewPageSize = maestroclient.DefaultListPageSize
 	}
 	if o.steadyAges == 0 {
 		o.steadyAges = 2.5
