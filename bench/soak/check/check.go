@@ -143,9 +143,9 @@ func clusterState(m Meta, id string, p Published, puts []APIRequest, held map[st
 }
 
 // duplicates: two bundles of one name in Maestro, a work received by an
-// agent while the old work of its name was still held, two works (uids)
-// of one name and fingerprint, or a create Maestro refused because a
-// bundle of that name existed.
+// agent while the old work of its name was still held, or two works (uids)
+// of one name and fingerprint. A create Maestro refused because a bundle
+// of that name existed is not one (it reached no agent): see refused.
 func duplicates(r *Report, h *History) {
 	var found []string
 	names := map[string]int{}
