@@ -87,7 +87,7 @@ func (d *Dispatcher) releasePending() {
 	for key, ks := range d.keys {
 		for _, it := range ks.pending {
 			msgs = append(msgs, it.msg)
-			d.mem.settled(key, it.ev.ID, SettledReleased)
+			d.mem.settled(key, it.ev.ID, it.seq, SettledReleased)
 		}
 		ks.pending = nil
 		if !ks.running {
