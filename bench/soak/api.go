@@ -19,6 +19,31 @@ type cluster struct {
 	id, consumer string
 	generation   int
 	deleted      bool
+	// reported is the last status the API accepted (2xx) for it.
+	reported reportedStatus
+}
+
+// reportedStatus is what a status PUT the API accepted said.
+type reportedStatus struct {
+	ok                 bool // a status was accepted
+	generation         int
+	applied, finalized string
+}
+
+// notReady says whether Sentinel would resend c as not ready: its status
+// was reported at its generation but it has not converged (Applied not
+// True; Finalized not True for a deleted cluster). A generation with no
+// status reported is not resent here: that is the event an adapter that
+// acks before reporting loses, which the final drain must show.
+func (c *cluster) notReady() bool {
+	r := c.reported
+	if !r.ok || r.generation != c.generation {
+		return false
+	}
+	if c.deleted {
+		return r.finalized != "True"
+	}
+	return r.applied != "True"
 }
 
 // recordingAPI is the run's HyperFleet API: it serves the clusters, answers
@@ -69,6 +94,20 @@ func (a *recordingAPI) snapshot() []cluster {
 	out := make([]cluster, 0, len(a.order))
 	for _, id := range a.order {
 		out = append(out, *a.clusters[id])
+	}
+	return out
+}
+
+// notReady is every cluster Sentinel would resend as not ready now (see
+// cluster.notReady), in order.
+func (a *recordingAPI) notReady() []cluster {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []cluster
+	for _, id := range a.order {
+		if c := a.clusters[id]; c.notReady() {
+			out = append(out, *c)
+		}
 	}
 	return out
 }
@@ -150,6 +189,9 @@ func (a *recordingAPI) putStatus(w http.ResponseWriter, r *http.Request, req *ch
 	if time.Now().UnixNano() < a.down.Load() {
 		return writeJSON(w, http.StatusServiceUnavailable, `{"reason":"soak: API outage"}`)
 	}
+	a.change(req.Cluster, func(c *cluster) {
+		c.reported = reportedStatus{ok: true, generation: st.Generation, applied: req.Applied, finalized: req.Finalized}
+	})
 	return writeJSON(w, http.StatusOK, `{}`)
 }
 

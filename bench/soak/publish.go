@@ -84,6 +84,29 @@ func (p *publisher) rounds(ctx context.Context, api *recordingAPI, period time.D
 	}
 }
 
+// resendNotReady is Sentinel after the last round: every period it resends
+// the clusters whose status was reported at their generation but that have
+// not converged (a recreation or deletion waiting for Maestro's 404 needs
+// another event to finish: the adapter acks a pending one), until none is
+// left or until ends. Clusters whose last generation was never reported
+// are not resent, so an event acked before its report stays lost.
+func (p *publisher) resendNotReady(ctx context.Context, api *recordingAPI, period time.Duration, until time.Time) {
+	for ctx.Err() == nil && time.Now().Before(until) {
+		cs := api.notReady()
+		if len(cs) == 0 {
+			return
+		}
+		for _, c := range cs {
+			p.publish(ctx, c)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(period):
+		}
+	}
+}
+
 // publish sends one event for c with its own id and traceparent and
 // records it once the broker took it; a failed publish is retried once on a
 // new connection, else dropped (not recorded).

@@ -148,10 +148,12 @@ func (h *harness) soak(ctx context.Context) (check.Meta, error) {
 		f.do(ctx, "api-503")
 	})
 	meta.PublishEnd = time.Now()
-	fmt.Printf("soak: publisher stopped after %d events; draining (at most %v)\n", pub.sent, o.drain)
+	fmt.Printf("soak: last round sent (%d events); draining (at most %v): resending only clusters reported not ready\n", pub.sent, o.drain)
 	fwg.Wait() // faults planned before the last round are all done
 	stopFaults()
-	h.drain(ctx)
+	drainEnd := time.Now().Add(o.drain)
+	pub.resendNotReady(ctx, h.api, max(period, 5*time.Second), drainEnd)
+	h.drain(ctx, drainEnd)
 	stopSampling()
 	wg.Wait()
 	for _, r := range h.replicas {
@@ -167,9 +169,8 @@ func (h *harness) soak(ctx context.Context) (check.Meta, error) {
 	return meta, nil
 }
 
-// drain waits until the API has answered nothing for 20 s, or o.drain.
-func (h *harness) drain(ctx context.Context) {
-	deadline := time.Now().Add(h.o.drain)
+// drain waits until the API has answered nothing for 20 s, or deadline.
+func (h *harness) drain(ctx context.Context, deadline time.Time) {
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		if time.Since(h.api.lastRequest()) > 20*time.Second && time.Now().UnixNano() > h.api.down.Load() {
 			return
