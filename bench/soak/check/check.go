@@ -92,7 +92,8 @@ func lost(r *Report, h *History, last map[string]Published, puts map[string][]AP
 // converged: every live cluster's newest 2xx status is of its last
 // generation with Applied True, and Maestro holds its bundles at that
 // generation, none deleting; every deleted cluster reported Finalized True
-// at its last generation and has no bundle left.
+// at its last generation and has no bundle left. A real agent's cluster
+// must also hold its objects on the kube-apiserver (kubeNotConverged).
 func converged(r *Report, h *History, last map[string]Published, puts map[string][]APIRequest) {
 	held := map[string]Bundle{}
 	for _, b := range h.Bundles {
@@ -104,6 +105,7 @@ func converged(r *Report, h *History, last map[string]Published, puts map[string
 			bad = append(bad, id+": "+why)
 		}
 	}
+	bad = append(bad, kubeNotConverged(h, last)...)
 	slices.Sort(bad)
 	r.add("convergence", float64(len(bad)), "0 not converged", len(bad) == 0, "%d of %d clusters not converged: %s", len(bad), len(last), few(bad))
 }
@@ -143,8 +145,9 @@ func clusterState(m Meta, id string, p Published, puts []APIRequest, held map[st
 }
 
 // duplicates: two bundles of one name in Maestro, a work received by an
-// agent while the old work of its name was still held, or two works (uids)
-// of one name and fingerprint. A create Maestro refused because a bundle
+// agent while the old work of its name was still held, two works (uids)
+// of one name and fingerprint, or an object a real agent created twice on
+// the kube-apiserver (kubeDuplicates). A create Maestro refused because a bundle
 // of that name existed is not one (it reached no agent): see refused.
 func duplicates(r *Report, h *History) {
 	var found []string
@@ -176,6 +179,7 @@ func duplicates(r *Report, h *History) {
 			found = append(found, fmt.Sprintf("agent received %d works %s", len(u), k))
 		}
 	}
+	found = append(found, kubeDuplicates(h)...)
 	slices.Sort(found)
 	r.add("duplicates", float64(len(found)), "0", len(found) == 0, "%s", few(found))
 	refused(r, h.Meta)

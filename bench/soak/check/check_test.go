@@ -51,6 +51,30 @@ func TestCheck(t *testing.T) {
 		{name: "two bundles of one name", change: func(h *History) {
 			h.Bundles = append(h.Bundles, Bundle{Consumer: "a1", Name: "c1-setup", ID: "u7"})
 		}, failed: []string{"duplicates"}},
+		{name: "kube: a second Job at one generation (created twice)", change: func(h *History) {
+			h.Kube = append(h.Kube, KubeObject{Event: "added", Kind: "Job", Namespace: "default", Name: "validate-c1", UID: "k9", Cluster: "c1", Generation: "2"})
+		}, failed: []string{"duplicates"}},
+		{name: "kube: a namespace created again", change: func(h *History) {
+			h.Kube = append(h.Kube, KubeObject{Event: "added", Kind: "Namespace", Name: "cluster-c1", UID: "k9", Cluster: "c1"})
+		}, failed: []string{"duplicates"}},
+		{name: "kube: Job left at the old generation (never recreated)", change: func(h *History) {
+			h.Kube[len(h.Kube)-1].UID, h.Kube[len(h.Kube)-1].Generation = "k2", "1"
+		}, failed: []string{"convergence"}},
+		{name: "kube: Job missing", change: func(h *History) {
+			h.Kube = h.Kube[:len(h.Kube)-1]
+		}, failed: []string{"convergence"}},
+		{name: "kube: namespace still terminating", change: func(h *History) {
+			h.Kube[len(h.Kube)-2].Terminating = true
+		}, failed: []string{"convergence"}},
+		{name: "kube: deleted cluster's namespace left", change: func(h *History) {
+			h.Kube = append(h.Kube, KubeObject{Event: "final", Kind: "Namespace", Name: "cluster-c2", UID: "k4", Cluster: "c2", Terminating: true})
+		}, failed: []string{"convergence"}},
+		{name: "kube: never listed at the end", change: func(h *History) {
+			h.Meta.KubeListedAt = time.Time{}
+		}, failed: []string{"convergence"}},
+		{name: "kube: no real agent, nothing to check", change: func(h *History) {
+			h.Meta.KubeClusters, h.Meta.KubeListedAt, h.Kube = nil, time.Time{}, nil
+		}},
 		{name: "RSS growing", change: func(h *History) {
 			for i := range h.Samples {
 				if h.Samples[i].Replica == "b" {

@@ -76,6 +76,24 @@ type AgentEvent struct {
 	At         time.Time `json:"at"`
 }
 
+// KubeObject is one object a real `maestro agent` applied on the soak's
+// kube-apiserver (kube.jsonl), as the harness's watch saw it: Event added or
+// deleted during the run, final for each object the listing at the end
+// found. Only objects labelled hyperfleet.io/cluster-id are recorded.
+type KubeObject struct {
+	Event     string `json:"event"` // added, deleted, final
+	Kind      string `json:"kind"`  // Namespace, Job
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	UID       string `json:"uid"`
+	Cluster   string `json:"cluster"` // the hyperfleet.io/cluster-id label
+	// Generation is a Job's GENERATION environment value (the cluster's
+	// generation the bundle was rendered from); empty for a Namespace.
+	Generation  string    `json:"generation,omitempty"`
+	Terminating bool      `json:"terminating,omitempty"` // deletionTimestamp set
+	At          time.Time `json:"at"`
+}
+
 // Fault is one fault the schedule made (faults.jsonl).
 type Fault struct {
 	Name   string         `json:"name"`
@@ -114,6 +132,15 @@ type Meta struct {
 	// hyperfleet.io/generation annotation follows the cluster's generation.
 	BundleSuffixes   []string `json:"bundle_suffixes"`
 	GenerationBundle string   `json:"generation_bundle,omitempty"`
+	// KubeClusters are the clusters served by real agents: each must hold
+	// one object of every KubeKinds on the kube-apiserver at the end (the
+	// one of KubeGenerationKind at the cluster's last generation), none
+	// when the cluster was deleted. KubeListedAt is when the final listing
+	// was taken (zero: never).
+	KubeClusters       []string  `json:"kube_clusters,omitempty"`
+	KubeKinds          []string  `json:"kube_kinds,omitempty"`
+	KubeGenerationKind string    `json:"kube_generation_kind,omitempty"`
+	KubeListedAt       time.Time `json:"kube_listed_at,omitempty"`
 }
 
 // History is everything a run recorded.
@@ -124,13 +151,14 @@ type History struct {
 	DeadLetters []DeadLetter
 	Bundles     []Bundle
 	Agents      []AgentEvent
+	Kube        []KubeObject
 	Faults      []Fault
 	Samples     []Sample
 }
 
 // Files are the history files of a run directory.
-var Files = struct{ Published, API, DeadLetters, Bundles, Agents, Faults, Samples, Meta string }{
-	"published.jsonl", "api.jsonl", "deadletters.jsonl", "maestro.jsonl", "agents.jsonl", "faults.jsonl", "samples.jsonl", "meta.json",
+var Files = struct{ Published, API, DeadLetters, Bundles, Agents, Kube, Faults, Samples, Meta string }{
+	"published.jsonl", "api.jsonl", "deadletters.jsonl", "maestro.jsonl", "agents.jsonl", "kube.jsonl", "faults.jsonl", "samples.jsonl", "meta.json",
 }
 
 // Load reads a run directory. A missing JSON-lines file is an empty
@@ -149,7 +177,7 @@ func Load(dir string) (*History, error) {
 		read func(*json.Decoder) error
 	}{
 		{Files.Published, lines(&h.Published)}, {Files.API, lines(&h.API)}, {Files.DeadLetters, lines(&h.DeadLetters)},
-		{Files.Bundles, lines(&h.Bundles)}, {Files.Agents, lines(&h.Agents)}, {Files.Faults, lines(&h.Faults)},
+		{Files.Bundles, lines(&h.Bundles)}, {Files.Agents, lines(&h.Agents)}, {Files.Kube, lines(&h.Kube)}, {Files.Faults, lines(&h.Faults)},
 		{Files.Samples, lines(&h.Samples)},
 	} {
 		if err := readLines(filepath.Join(dir, f.name), f.read); err != nil {
