@@ -1,11 +1,11 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"time"
 
@@ -63,35 +63,51 @@ func listBundles(rest, source, path string) error {
 		return err
 	}
 	defer out.close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	bs, err := fetchBundles(ctx, rest, fmt.Sprintf("source='%s'", source), path+".sample.json")
+	for _, b := range bs {
+		out.add(b)
+	}
+	return err
+}
+
+// fetchBundles lists the resource bundles matching search, page by page;
+// with a sample path it writes the first one there as Maestro sent it.
+func fetchBundles(ctx context.Context, rest, search string, sample ...string) ([]check.Bundle, error) {
+	var out []check.Bundle
 	for page := 1; ; page++ {
-		q := url.Values{"search": {fmt.Sprintf("source='%s'", source)}, "size": {"500"}, "page": {fmt.Sprint(page)}}
-		resp, err := httpClient.Get(rest + "/api/maestro/v1/resource-bundles?" + q.Encode())
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, rest+"/api/maestro/v1/resource-bundles?"+searchQuery(search, page, 500), nil)
 		if err != nil {
-			return err
+			return out, err
+		}
+		resp, err := httpClient.Do(req)
+		if err != nil {
+			return out, err
 		}
 		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if err != nil {
-			return err
+			return out, err
 		}
 		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("list resource bundles: HTTP %d: %s", resp.StatusCode, body)
+			return out, fmt.Errorf("list resource bundles: HTTP %d: %s", resp.StatusCode, body)
 		}
 		var list struct {
 			Total int               `json:"total"`
 			Items []json.RawMessage `json:"items"`
 		}
 		if err := json.Unmarshal(body, &list); err != nil {
-			return err
+			return out, err
 		}
-		if page == 1 && len(list.Items) > 0 {
-			_ = os.WriteFile(path+".sample.json", list.Items[0], 0o644)
+		if page == 1 && len(list.Items) > 0 && len(sample) > 0 {
+			_ = os.WriteFile(sample[0], list.Items[0], 0o644)
 		}
 		for _, raw := range list.Items {
-			out.add(bundleOf(raw))
+			out = append(out, bundleOf(raw))
 		}
 		if len(list.Items) == 0 || page*500 >= list.Total {
-			return nil
+			return out, nil
 		}
 	}
 }
@@ -108,13 +124,25 @@ func bundleOf(raw json.RawMessage) check.Bundle {
 			Annotations       map[string]string `json:"annotations"`
 			DeletionTimestamp string            `json:"deletionTimestamp"`
 		} `json:"metadata"`
+		Status struct {
+			Conditions []struct {
+				Type   string `json:"type"`
+				Status string `json:"status"`
+			} `json:"conditions"`
+		} `json:"status"`
 	}
 	_ = json.Unmarshal(raw, &b)
 	name := b.Metadata.Name
 	if name == "" {
 		name = b.Name
 	}
-	return check.Bundle{Consumer: b.Consumer, Name: name, ID: b.ID,
+	out := check.Bundle{Consumer: b.Consumer, Name: name, ID: b.ID,
 		Generation: b.Metadata.Annotations[generationAnnotation], Fingerprint: b.Metadata.Annotations[fingerprintAnnotation],
 		Deleting: b.DeletedAt != "" || b.Metadata.DeletionTimestamp != ""}
+	for _, c := range b.Status.Conditions {
+		if c.Type == "Applied" {
+			out.Applied = c.Status
+		}
+	}
+	return out
 }

@@ -53,6 +53,11 @@ type faulter struct {
 func (f *faulter) do(ctx context.Context, name string) {
 	at := time.Now()
 	params, err := f.make(ctx, name)
+	f.record(name, at, params, err)
+}
+
+// record records a fault made at at, ending now (or after its outage).
+func (f *faulter) record(name string, at time.Time, params map[string]any, err error) {
 	ev := check.Fault{Name: name, Params: params, At: at, End: time.Now()}
 	if d, ok := params["outage_s"].(float64); ok {
 		ev.End = at.Add(time.Duration(d * float64(time.Second)))
@@ -104,8 +109,15 @@ func (f *faulter) make(ctx context.Context, name string) (map[string]any, error)
 		err := r.start(ctx)
 		return map[string]any{"replica": r.name, "pid": pid}, err
 	case "agent-restart":
-		c := h.consumers[f.rng.IntN(len(h.consumers))]
-		return map[string]any{"consumer": c}, h.agents.restart(c)
+		// A simulated agent, and the first real agent when there is one.
+		sim := h.simulated()
+		c := sim[f.rng.IntN(len(sim))]
+		params := map[string]any{"consumer": c}
+		if err := h.agents.restart(c); err != nil || len(h.real) == 0 {
+			return params, err
+		}
+		params["real"] = h.real[0]
+		return params, realAgents{h.o.hackDir}.restart(h.real[0])
 	case "recreation-wave":
 		return map[string]any{"clusters": f.bump(0.10)}, nil
 	case "deletion-wave":

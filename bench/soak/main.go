@@ -1,9 +1,10 @@
 // Command soak is `make soak` (hack/soak.sh): the adapter binary as two
 // replicas on one RabbitMQ queue, driven for SOAK_MINUTES by paced
 // Sentinel-like rounds over SOAK_CLUSTERS clusters, on its own Maestro
-// (behind PgBouncer) with simulated agents, through a seeded schedule of
-// faults (Maestro, RabbitMQ, PostgreSQL, API outage, replica SIGKILL, agent
-// restart, recreation and deletion waves). It records histories outside the
+// (behind PgBouncer) with simulated agents, and with --real-agents a slice
+// of the clusters on real `maestro agent`s applying to a kube-apiserver,
+// through a seeded schedule of faults (Maestro, RabbitMQ, PostgreSQL, API
+// outage, replica SIGKILL, agent restart, recreation and deletion waves). It records histories outside the
 // adapter into the run directory and checks them (bench/soak/check):
 // results.json, results.md and results.svg, a verdict per invariant, exit 1
 // when one fails. docs/reliability.md ("Soak") says what it proves.
@@ -31,6 +32,8 @@ type options struct {
 	rabbitURL, prefix                         string
 
 	clusters, consumers int
+	realAgents          int
+	kubeconfig          string
 	capacity, load      float64
 	minPeriod           time.Duration
 	duration, outage    time.Duration
@@ -55,6 +58,8 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.prefix, "prefix", "soak", "prefix of the run's exchange, queue, source id and consumers")
 	fs.IntVar(&o.clusters, "clusters", 2000, "clusters (2 bundles each), 1 to 100000")
 	fs.IntVar(&o.consumers, "consumers", 8, "consumers (one simulated agent each), 1 to 100")
+	fs.IntVar(&o.realAgents, "real-agents", 0, "more consumers, 0 to 4, each served by a real maestro agent (hack/agent.sh) on the kube-apiserver of --kubeconfig; the clusters are spread over all consumers")
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of the kube-apiserver the real agents apply to (hack/kube.sh env); required with --real-agents")
 	fs.Float64Var(&o.capacity, "capacity", 1000, "the adapter's capacity in events/s on this machine (bench/README.md)")
 	fs.Float64Var(&o.load, "load", 0.6, "fraction of the capacity published, (0, 1]")
 	fs.DurationVar(&o.minPeriod, "min-period", time.Second, "shortest resend period of a cluster (small runs would resend faster than Sentinel could)")
@@ -84,6 +89,10 @@ func (o *options) validate() error {
 		return errors.New("--clusters must be 1 to 100000")
 	case o.consumers < 1 || o.consumers > 100:
 		return errors.New("--consumers must be 1 to 100")
+	case o.realAgents < 0 || o.realAgents > 4:
+		return errors.New("--real-agents must be 0 to 4")
+	case o.realAgents > 0 && o.kubeconfig == "":
+		return errors.New("--real-agents needs --kubeconfig (run through hack/soak.sh, which starts the kube-apiserver)")
 	case !(o.load > 0 && o.load <= 1) || !(o.capacity > 0 && o.capacity <= 100000):
 		return errors.New("--load must be in (0, 1], --capacity in (0, 100000]")
 	case o.duration < time.Minute || o.duration > 24*time.Hour:

@@ -50,6 +50,24 @@ func markdown(h *check.History, r *check.Report) string {
 		m.Clusters, m.RatePerS, m.PublishEnd.Sub(m.Start).Round(time.Second), m.Seed, brokenLabel(m.Broken))
 	fmt.Fprintf(&b, "%d events published over %d cluster ids; %d dead-lettered; Maestro requests per event %.3f\n\n",
 		r.Published, r.Clusters, r.DeadLettered, r.MaestroReqPerEvent)
+	if len(m.KubeClusters) > 0 {
+		n := map[string]int{}
+		for _, o := range h.Kube {
+			n[o.Event]++
+		}
+		restarts, lost := 0, 0
+		for _, f := range h.Faults {
+			if f.Name == "agent-remedy" {
+				restarts++
+				if l, ok := f.Params["bundles"].([]any); ok {
+					lost += len(l)
+				}
+			}
+		}
+		fmt.Fprintf(&b, "%d of the clusters on real `maestro agent`s: the kube-apiserver saw %d objects added and %d deleted, and held %d at the end; "+
+			"deletions the agents lost (bundle deleting, objects gone, no confirmation for %v): %d, healed by %d agent restarts (the operator's remedy)\n\n",
+			len(m.KubeClusters), n["added"], n["deleted"], n["final"], remedyAfter, lost, restarts)
+	}
 	b.WriteString("| invariant | verdict | value | limit | detail |\n|---|---|---|---|---|\n")
 	for _, v := range r.Verdicts {
 		word := "pass"

@@ -27,7 +27,9 @@ type harness struct {
 	api       *recordingAPI
 	agents    *agents
 	replicas  []*replica
-	consumers []string
+	consumers []string // every consumer, the clusters spread over them
+	real      []string // the consumers of real agents (a suffix of consumers)
+	kube      *kubeWatch
 	queue     string
 	exchange  string
 	sourceID  string
@@ -43,7 +45,7 @@ func run(ctx context.Context, o *options, log *slog.Logger) (bool, error) {
 	}
 	id := fmt.Sprintf("%s-%d", o.prefix, time.Now().Unix())
 	h := &harness{o: o, log: log, exchange: id, sourceID: id, queue: id + "-soak", recs: map[string]*recorder{}}
-	for _, f := range []string{check.Files.Published, check.Files.API, check.Files.Agents, check.Files.Faults, check.Files.Samples} {
+	for _, f := range []string{check.Files.Published, check.Files.API, check.Files.Agents, check.Files.Kube, check.Files.Faults, check.Files.Samples} {
 		r, err := newRecorder(filepath.Join(o.out, f))
 		if err != nil {
 			return false, err
@@ -53,6 +55,10 @@ func run(ctx context.Context, o *options, log *slog.Logger) (bool, error) {
 	for i := range o.consumers {
 		h.consumers = append(h.consumers, fmt.Sprintf("%s-c%d", o.prefix, i))
 	}
+	for i := range o.realAgents {
+		h.real = append(h.real, fmt.Sprintf("%s-r%d", o.prefix, i))
+	}
+	h.consumers = append(h.consumers, h.real...)
 	var err error
 	if h.api, err = startAPI(h.recs[check.Files.API]); err != nil {
 		return false, err
@@ -67,10 +73,16 @@ func run(ctx context.Context, o *options, log *slog.Logger) (bool, error) {
 	h.agents = &agents{life: ctx, broker: o.maestroBroker, rec: h.recs[check.Files.Agents], run: map[string]*agentsim.Agent{},
 		log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	defer h.agents.stop()
-	for _, c := range h.consumers {
+	for _, c := range h.simulated() {
 		if err := h.agents.start(c); err != nil {
 			return false, err
 		}
+	}
+	if len(h.real) > 0 {
+		if err := h.startReal(ctx); err != nil {
+			return false, err
+		}
+		defer func() { _ = realAgents{h.o.hackDir}.stop(h.real...) }()
 	}
 	files, err := writeConfigs(o, filepath.Join(o.out, "config"), h.api.url, h.sourceID, h.exchange)
 	if err != nil {
@@ -96,6 +108,19 @@ func run(ctx context.Context, o *options, log *slog.Logger) (bool, error) {
 	return h.finish(meta)
 }
 
+// simulated are the consumers of simulated agents.
+func (h *harness) simulated() []string { return h.consumers[:len(h.consumers)-len(h.real)] }
+
+// startReal starts the kube-apiserver watch and the real agents.
+func (h *harness) startReal(ctx context.Context) error {
+	var err error
+	if h.kube, err = startKubeWatch(ctx, h.o.kubeconfig, h.recs[check.Files.Kube]); err != nil {
+		return err
+	}
+	fmt.Printf("soak: starting %d real maestro agent(s) on the kube-apiserver: %v\n", len(h.real), h.real)
+	return realAgents{h.o.hackDir}.start(h.real...)
+}
+
 // soak publishes, makes the faults and drains; it returns the run's meta.
 func (h *harness) soak(ctx context.Context) (check.Meta, error) {
 	o := h.o
@@ -114,6 +139,13 @@ func (h *harness) soak(ctx context.Context) (check.Meta, error) {
 	go func() { defer wg.Done(); sampleEvery(sctx, o.sampleEvery, h.replicas, h.recs[check.Files.Samples]) }()
 
 	f := &faulter{h: h, rec: h.recs[check.Files.Faults], rng: rand.New(rand.NewPCG(uint64(o.seed), 0xfa17))}
+	if h.kube != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			(&remedy{h: h, f: f, gone: map[string]time.Time{}, restarts: map[string]int{}}).run(sctx)
+		}()
+	}
 	// Faults from the end of the warm-up (a minute, or a quarter of a short
 	// run) to 30 s before the last round.
 	from := min(time.Minute, o.duration/4)
@@ -189,6 +221,11 @@ func (h *harness) finish(meta check.Meta) (bool, error) {
 	if err := listBundles(o.maestroREST, h.sourceID, filepath.Join(o.out, check.Files.Bundles)); err != nil {
 		return false, fmt.Errorf("maestro bundles: %w", err)
 	}
+	if h.kube != nil {
+		if err := h.kubeMeta(&meta); err != nil {
+			return false, err
+		}
+	}
 	for _, r := range h.recs {
 		if err := r.close(); err != nil {
 			return false, err
@@ -204,6 +241,24 @@ func (h *harness) finish(meta check.Meta) (bool, error) {
 	}
 	rep := check.Check(hist)
 	return rep.Pass(), writeResults(o.out, hist, rep, os.Stdout)
+}
+
+// kubeMeta lists the kube-apiserver at the end and names the clusters the
+// real agents serve, for the checker.
+func (h *harness) kubeMeta(meta *check.Meta) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	at, err := h.kube.list(ctx)
+	if err != nil {
+		return fmt.Errorf("kube-apiserver: %w", err)
+	}
+	meta.KubeListedAt, meta.KubeKinds, meta.KubeGenerationKind = at, kubeKinds, "Job"
+	for _, c := range h.api.snapshot() {
+		if contains(h.real, c.consumer) {
+			meta.KubeClusters = append(meta.KubeClusters, c.id)
+		}
+	}
+	return nil
 }
 
 var httpClient = &http.Client{Timeout: 30 * time.Second}

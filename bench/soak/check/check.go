@@ -91,7 +91,9 @@ func lost(r *Report, h *History, last map[string]Published, puts map[string][]AP
 
 // converged: every live cluster's newest 2xx status is of its last
 // generation with Applied True, and Maestro holds its bundles at that
-// generation, none deleting; every deleted cluster reported Finalized True
+// generation, none deleting, each with its agent's Applied condition True
+// (the adapter's Applied says its writes are done, not that the agent
+// applied them); every deleted cluster reported Finalized True
 // at its last generation and has no bundle left. A real agent's cluster
 // must also hold its objects on the kube-apiserver (kubeNotConverged).
 func converged(r *Report, h *History, last map[string]Published, puts map[string][]APIRequest) {
@@ -128,6 +130,8 @@ func clusterState(m Meta, id string, p Published, puts []APIRequest, held map[st
 			return "bundle " + id + s + " missing in Maestro"
 		case b.Deleting:
 			return "bundle " + b.Name + " still deleting"
+		case b.Applied != "True":
+			return fmt.Sprintf("bundle %s not applied by its agent (Applied %q)", b.Name, b.Applied)
 		case s == m.GenerationBundle && b.Generation != "" && b.Generation != fmt.Sprint(p.Generation):
 			return fmt.Sprintf("bundle %s at generation %s, published %d", b.Name, b.Generation, p.Generation)
 		}

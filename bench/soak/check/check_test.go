@@ -35,6 +35,12 @@ func TestCheck(t *testing.T) {
 		{name: "deleted cluster's bundle left", change: func(h *History) {
 			h.Bundles = append(h.Bundles, Bundle{Consumer: "a1", Name: "c2-setup", ID: "u9"})
 		}, failed: []string{"convergence"}},
+		{name: "bundle its agent failed to apply", change: func(h *History) {
+			h.Bundles[1].Applied = "False"
+		}, failed: []string{"convergence"}},
+		{name: "bundle its agent never reported", change: func(h *History) {
+			h.Bundles[0].Applied = ""
+		}, failed: []string{"convergence"}},
 		{name: "bundle missing", change: func(h *History) { h.Bundles = h.Bundles[:1] }, failed: []string{"convergence"}},
 		{name: "create while the old work was held", change: func(h *History) {
 			h.Agents[4].OldPresent = true
@@ -49,7 +55,7 @@ func TestCheck(t *testing.T) {
 			h.Meta.Creates, h.Meta.CreatesRefused = 100, 1
 		}},
 		{name: "two bundles of one name", change: func(h *History) {
-			h.Bundles = append(h.Bundles, Bundle{Consumer: "a1", Name: "c1-setup", ID: "u7"})
+			h.Bundles = append(h.Bundles, Bundle{Consumer: "a1", Name: "c1-setup", ID: "u7", Applied: "True"})
 		}, failed: []string{"duplicates"}},
 		{name: "kube: a second Job at one generation (created twice)", change: func(h *History) {
 			h.Kube = append(h.Kube, KubeObject{Event: "added", Kind: "Job", Namespace: "default", Name: "validate-c1", UID: "k9", Cluster: "c1", Generation: "2"})

@@ -59,6 +59,9 @@ type Bundle struct {
 	Generation  string `json:"generation,omitempty"` // hyperfleet.io/generation annotation, when any
 	Fingerprint string `json:"fingerprint,omitempty"`
 	Deleting    bool   `json:"deleting,omitempty"`
+	// Applied is the status of the Applied condition its agent last
+	// reported (status.conditions), "" when none.
+	Applied string `json:"applied,omitempty"`
 }
 
 // AgentEvent is one spec event a simulated agent received (agents.jsonl).
