@@ -20,7 +20,7 @@ import (
 func TestRemedy(t *testing.T) {
 	cases := []struct {
 		name    string
-		bundles string            // Maestro's list
+		bundles string             // Maestro's list
 		live    []check.KubeObject // what the kube-apiserver holds
 		restart bool
 	}{
