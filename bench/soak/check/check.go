@@ -11,7 +11,8 @@ import (
 // Tolerances of the resource invariant: a replica is flat when, over its
 // steady samples (outside every fault and the minute after it, and past
 // its first minute), the least-squares slope of each measure is within
-// these. A process with fewer than MinSteady of steady samples is not
+// these. A process whose steady samples cover less than MinSteady (time
+// between consecutive samples both steady, not first to last) is not
 // judged (its figures are still reported).
 var Tolerances = struct {
 	RSSMBPerMin, GoroutinesPerMin, FDsPerMin float64

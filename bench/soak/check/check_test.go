@@ -100,6 +100,19 @@ func TestCheck(t *testing.T) {
 				h.Samples[i].FDs += float64(i%61) / 3 // 2/min
 			}
 		}, failed: []string{"resources flat"}},
+		{name: "steady only at both ends of a fault: too little steady time to judge (the 30-minute soak's killed replica)", change: func(h *History) {
+			// Faults from 2m to 8m30s (each with its settling minute)
+			// leave steady samples from 1m to 2m and from 9m30s to 10m:
+			// 4 minutes apart, 1.5 minutes of them.
+			for at := 2 * time.Minute; at <= 8*time.Minute+30*time.Second; at += 30 * time.Second {
+				h.Faults = append(h.Faults, Fault{Name: "agent-remedy", At: h.Meta.Start.Add(at), End: h.Meta.Start.Add(at + time.Second)})
+			}
+			for i := range h.Samples {
+				if h.Samples[i].Replica == "a" && h.Samples[i].At.After(h.Meta.Start.Add(5*time.Minute)) {
+					h.Samples[i].Goroutines += 20 // a step during the faults, not a leak
+				}
+			}
+		}},
 		{name: "growth too short to judge", change: func(h *History) {
 			h.Samples = slices.DeleteFunc(h.Samples, func(s Sample) bool { return s.At.After(h.Meta.Start.Add(3 * time.Minute)) })
 			for i := range h.Samples {

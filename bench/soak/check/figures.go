@@ -143,14 +143,18 @@ func resources(r *Report, h *History) {
 		p := Process{Replica: ss[0].Replica, PID: ss[0].PID, RSSStartMB: ss[0].RSSBytes / 1e6, RSSEndMB: ss[len(ss)-1].RSSBytes / 1e6,
 			GoroutinesStart: ss[0].Goroutines, GoroutinesEnd: ss[len(ss)-1].Goroutines, FDsStart: ss[0].FDs, FDsEnd: ss[len(ss)-1].FDs}
 		var steady []Sample
-		for _, s := range ss {
+		var covered time.Duration // between consecutive samples both steady
+		for i, s := range ss {
 			if s.At.After(ss[0].At.Add(Settle)) && window(h, s.At) == "steady" {
+				if n := len(steady); n > 0 && steady[n-1] == ss[i-1] {
+					covered += s.At.Sub(ss[i-1].At)
+				}
 				steady = append(steady, s)
 			}
 		}
 		p.SteadySamples = len(steady)
 		if len(steady) >= 2 {
-			p.SteadyMinutes = steady[len(steady)-1].At.Sub(steady[0].At).Minutes()
+			p.SteadyMinutes = covered.Minutes()
 			p.RSSSlopeMBMin = slope(steady, func(s Sample) float64 { return s.RSSBytes / 1e6 })
 			p.GoroutineSlope = slope(steady, func(s Sample) float64 { return s.Goroutines })
 			p.FDSlopePerMin = slope(steady, func(s Sample) float64 { return s.FDs })
