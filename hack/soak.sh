@@ -17,8 +17,11 @@
 #   SOAK_FAULTS    [all]   comma-separated faults (see bench/soak --help)
 #   SOAK_CAPACITY  [1000]  the adapter's events/s capacity; 60% is published
 #   SOAK_REAL_AGENTS [1]   real `maestro agent`s, each a consumer of its own
-#                          next to the 8 simulated ones (so 1 of 9 clusters
-#                          by default); 0: simulated agents only, no kube
+#                          next to the 8 simulated ones; 0: simulated
+#                          agents only, no kube-apiserver
+#   SOAK_REAL_CLUSTERS [40] clusters on the real agents (at most 45 each:
+#                          an agent with more than about 100 bundles can
+#                          deadlock with Maestro when it restarts)
 #   SOAK_ARGS      [unset] more harness flags
 #   SOAK_OUT       [/tmp/bundle-adapter-soak/run-<time>] run directory
 #   SOAK_MAESTRO_DB_NAME [maestro_soak]
@@ -112,7 +115,7 @@ if ((REAL_AGENTS)); then
 	export MAESTRO_BROKER_ADDR
 	# A deletion a real agent loses is healed by restarting it (bench/soak
 	# remedy.go) about a minute later: the drain may need that long more.
-	extra+=(--drain 3m --real-agents "${REAL_AGENTS}" --kubeconfig "$(hack/kube.sh env | sed -n 's/^export KUBECONFIG=//p')")
+	extra+=(--drain 3m --real-agents "${REAL_AGENTS}" --real-clusters "${SOAK_REAL_CLUSTERS:-40}" --kubeconfig "$(hack/kube.sh env | sed -n 's/^export KUBECONFIG=//p')")
 fi
 [[ -z "${SOAK_FAULTS+x}" ]] || extra+=(--faults "${SOAK_FAULTS}")
 # shellcheck disable=SC2086

@@ -33,6 +33,7 @@ type options struct {
 
 	clusters, consumers int
 	realAgents          int
+	realClusters        int
 	kubeconfig          string
 	capacity, load      float64
 	minPeriod           time.Duration
@@ -59,6 +60,8 @@ func parseFlags(args []string) (*options, error) {
 	fs.IntVar(&o.clusters, "clusters", 2000, "clusters (2 bundles each), 1 to 100000")
 	fs.IntVar(&o.consumers, "consumers", 8, "consumers (one simulated agent each), 1 to 100")
 	fs.IntVar(&o.realAgents, "real-agents", 0, "more consumers, 0 to 4, each served by a real maestro agent (hack/agent.sh) on the kube-apiserver of --kubeconfig; the clusters are spread over all consumers")
+	fs.IntVar(&o.realClusters, "real-clusters", 40, "clusters placed on the real agents, spread evenly over the run's clusters and over the real agents, 1 to 45 per agent: "+
+		"with more than about 100 bundles an agent's restart can deadlock with Maestro (docs/reliability.md, \"Soak\")")
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of the kube-apiserver the real agents apply to (hack/kube.sh env); required with --real-agents")
 	fs.Float64Var(&o.capacity, "capacity", 1000, "the adapter's capacity in events/s on this machine (bench/README.md)")
 	fs.Float64Var(&o.load, "load", 0.6, "fraction of the capacity published, (0, 1]")
@@ -91,6 +94,8 @@ func (o *options) validate() error {
 		return errors.New("--consumers must be 1 to 100")
 	case o.realAgents < 0 || o.realAgents > 4:
 		return errors.New("--real-agents must be 0 to 4")
+	case o.realAgents > 0 && (o.realClusters < 1 || o.realClusters > 45*o.realAgents || o.realClusters > o.clusters):
+		return errors.New("--real-clusters must be 1 to 45 per real agent, and at most --clusters")
 	case o.realAgents > 0 && o.kubeconfig == "":
 		return errors.New("--real-agents needs --kubeconfig (run through hack/soak.sh, which starts the kube-apiserver)")
 	case !(o.load > 0 && o.load <= 1) || !(o.capacity > 0 && o.capacity <= 100000):

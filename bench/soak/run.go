@@ -65,7 +65,7 @@ func run(ctx context.Context, o *options, log *slog.Logger) (bool, error) {
 	}
 	defer h.api.close()
 	for i := range o.clusters {
-		h.api.add(&cluster{id: fmt.Sprintf("c-%06d", i), consumer: h.consumers[i%len(h.consumers)], generation: 1})
+		h.api.add(&cluster{id: fmt.Sprintf("c-%06d", i), consumer: h.placement(i), generation: 1})
 	}
 	if err := registerConsumers(ctx, o.maestroREST, h.consumers); err != nil {
 		return false, err
@@ -108,6 +108,21 @@ func run(ctx context.Context, o *options, log *slog.Logger) (bool, error) {
 	return h.finish(meta)
 }
 
+// placement is the consumer of cluster i: every stride-th cluster, up to
+// --real-clusters of them, goes to the real agents in turn, the others to
+// the simulated agents in turn.
+func (h *harness) placement(i int) string {
+	sim := h.simulated()
+	if len(h.real) == 0 {
+		return sim[i%len(sim)]
+	}
+	stride := max(1, h.o.clusters/h.o.realClusters)
+	if i%stride == 0 && i/stride < h.o.realClusters {
+		return h.real[(i/stride)%len(h.real)]
+	}
+	return sim[i%len(sim)]
+}
+
 // simulated are the consumers of simulated agents.
 func (h *harness) simulated() []string { return h.consumers[:len(h.consumers)-len(h.real)] }
 
@@ -130,8 +145,8 @@ func (h *harness) soak(ctx context.Context) (check.Meta, error) {
 	end := h.start.Add(o.duration)
 	meta := check.Meta{Start: h.start, Clusters: o.clusters, Seed: o.seed, RatePerS: float64(o.clusters) / period.Seconds(),
 		Broken: o.broken, BundleSuffixes: []string{"-setup", "-validation"}, GenerationBundle: "-validation"}
-	fmt.Printf("soak: %d clusters, %d consumers, each resent every %v (%.0f events/s; capacity %.0f x %.0f%%), %v, seed %d, two replicas on %s\n",
-		o.clusters, o.consumers, period, meta.RatePerS, o.capacity, 100*o.load, o.duration, o.seed, h.queue)
+	fmt.Printf("soak: %d clusters, %d consumers (%d on real agents), each resent every %v (%.0f events/s; capacity %.0f x %.0f%%), %v, seed %d, two replicas on %s\n",
+		o.clusters, len(h.consumers), len(h.real), period, meta.RatePerS, o.capacity, 100*o.load, o.duration, o.seed, h.queue)
 
 	sctx, stopSampling := context.WithCancel(ctx)
 	var wg sync.WaitGroup
