@@ -28,7 +28,7 @@ FUZZTIME         ?= 10s
 FUZZMINIMIZETIME ?= 3s
 FUZZ_TARGETS     := ./adapter:FuzzDecodeStructured ./bundles:FuzzMemoKey ./broker:FuzzDecode ./config:FuzzLoadTaskConfig ./config:FuzzLoadAdapterConfig ./config:FuzzParseYAML ./task:FuzzTemplate ./bundles:FuzzFingerprint ./tmpl:FuzzURLTemplateValue ./tmpl:FuzzJSONTemplateValue ./maestroclient/view:FuzzDecodeObject
 .PHONY: soak
-soak: ## soak under load with faults, checked from outside histories (docs/reliability.md "Soak"; SOAK_MINUTES, SOAK_CLUSTERS, SOAK_SEED, SOAK_BROKEN)
+soak: ## soak under load with faults, checked from outside histories (docs/reliability.md "Soak"; SOAK_MINUTES, SOAK_CLUSTERS, SOAK_SEED, SOAK_BROKEN, SOAK_REAL_AGENTS, SOAK_REAL_CLUSTERS)
 	hack/soak.sh
 
 .PHONY: fuzz
