@@ -16,6 +16,12 @@
 #                          soakbroken_<name> tag (the checker must fail)
 #   SOAK_FAULTS    [all]   comma-separated faults (see bench/soak --help)
 #   SOAK_CAPACITY  [1000]  the adapter's events/s capacity; 60% is published
+#   SOAK_CONSUMERS [clusters/40, at least 8, at most 100] simulated agents:
+#                          at most about 40 clusters (80 bundles) each, for
+#                          an agent with more than about 100 bundles can
+#                          deadlock with Maestro when it reconnects (after
+#                          a Maestro restart) and Maestro then stops
+#                          delivering to every agent (docs/reliability.md)
 #   SOAK_REAL_AGENTS [1]   real `maestro agent`s, each a consumer of its own
 #                          next to the 8 simulated ones; 0: simulated
 #                          agents only, no kube-apiserver
@@ -51,6 +57,11 @@ export PGBOUNCER_PORT=${SOAK_PGBOUNCER_PORT:-18732}
 export PGBOUNCER_POOL_MODE=transaction
 export PGBOUNCER_SESSION_DB=${MAESTRO_DB_NAME}
 export MAESTRO_DB_POOL_PORT=${PGBOUNCER_PORT} MAESTRO_DB_POOL_MODE=transaction
+CLUSTERS=${SOAK_CLUSTERS:-2000}
+[[ "${CLUSTERS}" =~ ^[1-9][0-9]*$ ]] || { echo "soak.sh: SOAK_CLUSTERS must be a positive number, not ${CLUSTERS}" >&2; exit 2; }
+CONSUMERS=${SOAK_CONSUMERS:-$(((CLUSTERS + 39) / 40))}
+((CONSUMERS >= 8)) || CONSUMERS=8
+((CONSUMERS <= 100)) || CONSUMERS=100
 REAL_AGENTS=${SOAK_REAL_AGENTS:-1}
 [[ "${REAL_AGENTS}" =~ ^[0-4]$ ]] || { echo "soak.sh: SOAK_REAL_AGENTS must be 0 to 4, not ${REAL_AGENTS}" >&2; exit 2; }
 export KUBE_RUN_DIR=${RUN_DIR}/kube KUBE_FRESH=1
@@ -128,6 +139,7 @@ fi
 	--maestro-broker "${MAESTRO_BROKER_ADDR}" \
 	--duration "${SOAK_MINUTES:-30}m" \
 	--clusters "${SOAK_CLUSTERS:-2000}" \
+	--consumers "${CONSUMERS}" \
 	--seed "${SOAK_SEED:-1}" \
 	--capacity "${SOAK_CAPACITY:-1000}" \
 	--broken "${SOAK_BROKEN:-}" \
