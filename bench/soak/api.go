@@ -112,6 +112,20 @@ func (a *recordingAPI) notReady() []cluster {
 	return out
 }
 
+// settled reports whether every cluster is reported ready at its
+// generation (nothing for the drain to wait for or resend).
+func (a *recordingAPI) settled() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, c := range a.clusters {
+		r := c.reported
+		if !r.ok || r.generation != c.generation || c.notReady() {
+			return false
+		}
+	}
+	return true
+}
+
 // change edits cluster id under the lock.
 func (a *recordingAPI) change(id string, f func(c *cluster)) {
 	a.mu.Lock()

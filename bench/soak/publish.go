@@ -87,16 +87,15 @@ func (p *publisher) rounds(ctx context.Context, api *recordingAPI, period time.D
 // resendNotReady is Sentinel after the last round: every period it resends
 // the clusters whose status was reported at their generation but that have
 // not converged (a recreation or deletion waiting for Maestro's 404 needs
-// another event to finish: the adapter acks a pending one), until none is
-// left or until ends. Clusters whose last generation was never reported
+// another event to finish: the adapter acks a pending one), until every
+// cluster is reported ready at its generation (api.settled) or until ends. Clusters whose last generation was never reported
 // are not resent, so an event acked before its report stays lost.
 func (p *publisher) resendNotReady(ctx context.Context, api *recordingAPI, period time.Duration, until time.Time) {
-	for ctx.Err() == nil && time.Now().Before(until) {
-		cs := api.notReady()
-		if len(cs) == 0 {
-			return
-		}
-		for _, c := range cs {
+	for ctx.Err() == nil && time.Now().Before(until) && !api.settled() {
+		// A cluster whose last generation is not reported yet is waited
+		// for (its report may come after an API outage and say pending),
+		// never resent: an adapter that acked it unreported must show.
+		for _, c := range api.notReady() {
 			p.publish(ctx, c)
 		}
 		select {
