@@ -5,8 +5,9 @@
 # behind a PgBouncer of its own (transaction pooling, as hack/bench.sh's
 # pooled setup) and a kube-apiserver of its own for the real agents
 # (hack/kube.sh; hack/agent.sh starts them from the harness), runs the soak
-# against them and the machine's RabbitMQ, and stops them all. The harness prints each fault as it happens and a verdict per
-# invariant; exit 1 when one failed.
+# against them and the machine's RabbitMQ, and stops them all. The harness
+# prints each fault as it happens and a verdict per invariant; exit 1 when
+# one failed.
 #
 # Environment (defaults in brackets):
 #   SOAK_MINUTES   [30]    how long the publisher runs
@@ -23,7 +24,7 @@
 #                          a Maestro restart) and Maestro then stops
 #                          delivering to every agent (docs/reliability.md)
 #   SOAK_REAL_AGENTS [1]   real `maestro agent`s, each a consumer of its own
-#                          next to the 8 simulated ones; 0: simulated
+#                          next to the simulated ones; 0: simulated
 #                          agents only, no kube-apiserver
 #   SOAK_REAL_CLUSTERS [40] clusters on the real agents (at most 45 each:
 #                          an agent with more than about 100 bundles can
@@ -60,6 +61,7 @@ export MAESTRO_DB_POOL_PORT=${PGBOUNCER_PORT} MAESTRO_DB_POOL_MODE=transaction
 CLUSTERS=${SOAK_CLUSTERS:-2000}
 [[ "${CLUSTERS}" =~ ^[1-9][0-9]*$ ]] || { echo "soak.sh: SOAK_CLUSTERS must be a positive number, not ${CLUSTERS}" >&2; exit 2; }
 CONSUMERS=${SOAK_CONSUMERS:-$(((CLUSTERS + 39) / 40))}
+[[ "${CONSUMERS}" =~ ^[1-9][0-9]*$ ]] || { echo "soak.sh: SOAK_CONSUMERS must be a positive number, not ${CONSUMERS}" >&2; exit 2; }
 ((CONSUMERS >= 8)) || CONSUMERS=8
 ((CONSUMERS <= 100)) || CONSUMERS=100
 REAL_AGENTS=${SOAK_REAL_AGENTS:-1}
