@@ -58,12 +58,23 @@ func latency(r *Report, h *History, puts map[string][]APIRequest) {
 }
 
 // convergenceAfterFaults: for each fault, the time from its end to each
-// cluster's first 2xx status with Applied True (or Finalized True) after it.
+// cluster's first 2xx status with Applied True (or Finalized True) after it,
+// over the clusters first published before the fault began (a cluster
+// created later has nothing to converge from).
 func convergenceAfterFaults(r *Report, h *History, puts map[string][]APIRequest) {
+	first := map[string]time.Time{}
+	for _, p := range h.Published {
+		if t, ok := first[p.Cluster]; !ok || p.At.Before(t) {
+			first[p.Cluster] = p.At
+		}
+	}
 	for _, f := range h.Faults {
 		c := Converge{Fault: f.Name, At: stamp(f.At)}
 		var secs []float64
-		for _, ps := range puts {
+		for cluster, ps := range puts {
+			if t, ok := first[cluster]; !ok || !t.Before(f.At) {
+				continue
+			}
 			c.Clusters++
 			i := sort.Search(len(ps), func(i int) bool { return !ps[i].At.Before(f.End) })
 			found := false
