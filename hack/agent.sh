@@ -6,7 +6,8 @@
 # Usage: hack/agent.sh <command> [args]
 #   start CONSUMER...    register each consumer in Maestro (idempotent), make
 #                        sure the agent namespace exists, start its agent and
-#                        wait until it is connected; already running => says so
+#                        wait until it is connected; already running => says so;
+#                        the previous process's log is kept as agent.log.1
 #   stop [CONSUMER...]   stop the named agents (default: every agent started here)
 #   status [CONSUMER...] print each agent's state (exit 3 when one is stopped)
 #   log CONSUMER         print the agent's log file path
@@ -107,9 +108,17 @@ start_one() {
 		log "agent ${consumer} already running (pid ${pid}, listen $(<"${dir}/port"))"
 		return
 	fi
+	# The previous process's log is kept as agent.log.1 (one generation):
+	# a restart is often what is being diagnosed.
+	local prev=""
+	if [[ -s "${dir}/agent.log" ]]; then
+		prev=$(mktemp "${RUN_DIR}/.prev-log.XXXXXX")
+		mv "${dir}/agent.log" "${prev}"
+	fi
 	rm -rf "${dir}"
 	mkdir -p "${dir}/tmp"
 	chmod 700 "${dir}"
+	[[ -z "${prev}" ]] || mv "${prev}" "${dir}/agent.log.1"
 	printf 'url: %s\n' "${broker}" >"${dir}/source.yaml"
 	local port
 	port=$(free_port)

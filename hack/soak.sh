@@ -95,8 +95,8 @@ cleanup() {
 	# Maestro's and PgBouncer's logs of the run go with its histories.
 	cp "${MAESTRO_RUN_DIR}/maestro.log" "${PGBOUNCER_RUN_DIR}/pgbouncer.log" "${OUT}/" 2>/dev/null || true
 	local a
-	for a in "${AGENT_RUN_DIR}"/*/agent.log; do
-		[[ -f "${a}" ]] && cp "${a}" "${OUT}/agent-$(basename "$(dirname "${a}")").log"
+	for a in "${AGENT_RUN_DIR}"/*/agent.log "${AGENT_RUN_DIR}"/*/agent.log.1; do
+		[[ -f "${a}" ]] && cp "${a}" "${OUT}/agent-$(basename "$(dirname "${a}")").${a##*/agent.}"
 	done
 	if [[ "${SOAK_KEEP:-0}" == 1 ]]; then
 		say "SOAK_KEEP=1: Maestro, PgBouncer and the kube-apiserver left running"
