@@ -102,13 +102,20 @@ func converged(r *Report, h *History, last map[string]Published, puts map[string
 	for _, b := range h.Bundles {
 		held[b.Name] = b
 	}
-	var bad []string
+	whys := map[string][]string{}
 	for id, p := range last {
 		if why := clusterState(h.Meta, id, p, puts[id], held); why != "" {
-			bad = append(bad, id+": "+why)
+			whys[id] = append(whys[id], why)
 		}
 	}
-	bad = append(bad, kubeNotConverged(h, last)...)
+	for id, why := range kubeNotConverged(h, last) {
+		whys[id] = append(whys[id], "kube-apiserver: "+why)
+	}
+	// One entry per cluster, with every reason.
+	bad := make([]string, 0, len(whys))
+	for id, ws := range whys {
+		bad = append(bad, id+": "+strings.Join(ws, " + "))
+	}
 	slices.Sort(bad)
 	r.add("convergence", float64(len(bad)), "0 not converged", len(bad) == 0, "%d of %d clusters not converged: %s", len(bad), len(last), few(bad))
 }

@@ -34,29 +34,27 @@ func kubeDuplicates(h *History) []string {
 }
 
 // kubeNotConverged: each real agent's cluster whose objects on the
-// kube-apiserver at the end are not those of its last published event.
-func kubeNotConverged(h *History, last map[string]Published) []string {
+// kube-apiserver at the end are not those of its last published event,
+// with why (every one of them when the objects were not listed at the end).
+func kubeNotConverged(h *History, last map[string]Published) map[string]string {
 	m := h.Meta
-	if len(m.KubeClusters) == 0 {
-		return nil
-	}
-	if m.KubeListedAt.IsZero() {
-		return []string{"kube-apiserver: not listed at the end"}
-	}
 	held := map[string][]KubeObject{}
 	for _, o := range h.Kube {
 		if o.Event == "final" {
 			held[o.Cluster] = append(held[o.Cluster], o)
 		}
 	}
-	var bad []string
+	bad := map[string]string{}
 	for _, id := range m.KubeClusters {
 		p, ok := last[id]
-		if !ok {
-			continue // never published: nothing was asked of it
-		}
-		if why := kubeState(m, p, held[id]); why != "" {
-			bad = append(bad, id+": kube-apiserver: "+why)
+		switch {
+		case !ok: // never published: nothing was asked of it
+		case m.KubeListedAt.IsZero():
+			bad[id] = "not listed at the end"
+		default:
+			if why := kubeState(m, p, held[id]); why != "" {
+				bad[id] = why
+			}
 		}
 	}
 	return bad
