@@ -7,12 +7,43 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
+	"strconv"
+	"strings"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/bundle-adapter/bundle-adapter/bench/soak/check"
 )
+
+// queueHeld lists, with rabbitmqctl, the messages (ready and
+// unacknowledged) that each of the run's queues holds: queue itself and
+// the queues named queue.<suffix> (the retry queues), but the dead-letter
+// queue, which deadLetters takes.
+func queueHeld(queue string) (map[string]int, error) {
+	out, err := exec.Command("rabbitmqctl", "-q", "list_queues", "name", "messages").CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("rabbitmqctl list_queues: %v: %s", err, out)
+	}
+	return parseQueueHeld(string(out), queue), nil
+}
+
+// parseQueueHeld reads rabbitmqctl's "name<TAB>messages" lines (a header
+// line, or any line whose count is not a number, is skipped).
+func parseQueueHeld(out, queue string) map[string]int {
+	held := map[string]int{}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Split(strings.TrimSpace(line), "\t")
+		if len(f) != 2 || (f[0] != queue && !strings.HasPrefix(f[0], queue+".")) || f[0] == queue+".dead-letter" {
+			continue
+		}
+		if n, err := strconv.Atoi(f[1]); err == nil {
+			held[f[0]] = n
+		}
+	}
+	return held
+}
 
 // deadLetters takes every message of the dead-letter queue (an absent queue
 // is none) and writes each with its reason header to path.

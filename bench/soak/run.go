@@ -226,10 +226,15 @@ func (h *harness) drain(ctx context.Context, deadline time.Time) {
 	}
 }
 
-// finish records what RabbitMQ dead-lettered and what Maestro holds, checks
-// the histories and writes the results.
+// finish records what RabbitMQ still holds and dead-lettered and what
+// Maestro holds, checks the histories and writes the results.
 func (h *harness) finish(meta check.Meta) (bool, error) {
 	o := h.o
+	held, err := queueHeld(h.queue)
+	if err != nil {
+		return false, fmt.Errorf("queues at the end: %w", err)
+	}
+	meta.QueueHeld = held
 	if err := deadLetters(o.rabbitURL, h.queue+".dead-letter", filepath.Join(o.out, check.Files.DeadLetters)); err != nil {
 		return false, fmt.Errorf("dead letters: %w", err)
 	}

@@ -68,7 +68,8 @@ func okStatuses(api []APIRequest) map[string][]APIRequest {
 }
 
 // lost: a cluster whose last published generation was never reported with
-// a 2xx status and was not dead-lettered with a reason.
+// a 2xx status and was not dead-lettered with a reason, and any message
+// RabbitMQ still held at the end (neither acked nor dead-lettered).
 func lost(r *Report, h *History, last map[string]Published, puts map[string][]APIRequest) {
 	dead := map[string]bool{}
 	for _, d := range h.DeadLetters {
@@ -87,7 +88,19 @@ func lost(r *Report, h *History, last map[string]Published, puts map[string][]AP
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	r.add("lost events", float64(len(ids)), "0", len(ids) == 0, "clusters whose last generation was neither reported (2xx) nor dead-lettered: %s", few(ids))
+	held, queues := 0, []string{}
+	for q, n := range h.Meta.QueueHeld {
+		if n > 0 {
+			held += n
+			queues = append(queues, fmt.Sprintf("%s: %d", q, n))
+		}
+	}
+	slices.Sort(queues)
+	detail := "clusters whose last generation was neither reported (2xx) nor dead-lettered: " + few(ids)
+	if held > 0 {
+		detail += fmt.Sprintf("; messages RabbitMQ still held at the end: %d (%s)", held, strings.Join(queues, ", "))
+	}
+	r.add("lost events", float64(len(ids)+held), "0", len(ids)+held == 0, "%s", detail)
 }
 
 // converged: every live cluster's newest 2xx status is of its last

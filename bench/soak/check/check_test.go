@@ -18,6 +18,12 @@ func TestCheck(t *testing.T) {
 		{name: "acked before reporting: last generation never reported", change: func(h *History) {
 			h.API = slices.DeleteFunc(h.API, func(a APIRequest) bool { return a.Cluster == "c1" && a.Generation == 2 && a.Code == 200 })
 		}, failed: []string{"lost events", "convergence"}},
+		{name: "a message RabbitMQ still holds at the end is lost", change: func(h *History) {
+			h.Meta.QueueHeld = map[string]int{"q": 0, "q.retry.16s": 1}
+		}, failed: []string{"lost events"}},
+		{name: "queues empty at the end", change: func(h *History) {
+			h.Meta.QueueHeld = map[string]int{"q": 0, "q.retry.16s": 0}
+		}},
 		{name: "dead-lettered with a reason is not lost", change: func(h *History) {
 			h.API = slices.DeleteFunc(h.API, func(a APIRequest) bool { return a.Cluster == "c1" && a.Generation == 2 && a.Code == 200 })
 			h.DeadLetters = []DeadLetter{{EventID: "e5", Cluster: "c1", Generation: 2, Reason: "post: 503"}}

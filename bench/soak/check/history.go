@@ -144,6 +144,11 @@ type Meta struct {
 	KubeKinds          []string  `json:"kube_kinds,omitempty"`
 	KubeGenerationKind string    `json:"kube_generation_kind,omitempty"`
 	KubeListedAt       time.Time `json:"kube_listed_at,omitempty"`
+	// QueueHeld is what RabbitMQ held at the end, after the drain: the
+	// messages (ready and unacknowledged) of each of the run's queues
+	// but the dead-letter queue. An event still held was neither acked
+	// nor dead-lettered. Nil: not listed.
+	QueueHeld map[string]int `json:"queue_held,omitempty"`
 }
 
 // History is everything a run recorded.
