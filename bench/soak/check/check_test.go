@@ -128,12 +128,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h, err := Load("testdata/pass")
-			if err != nil {
-				t.Fatal(err)
-			}
-			c.change(h)
-			r := Check(h)
+			r := checkChanged(t, c.change)
 			if got := r.Failed(); !slices.Equal(got, c.failed) {
 				t.Errorf("failed %v, want %v\n%+v", got, c.failed, r.Verdicts)
 			}
@@ -147,11 +142,7 @@ func TestCheck(t *testing.T) {
 // TestFigures checks the figures of the passing history: latency by
 // window, the storm of the API outage and the convergence after it.
 func TestFigures(t *testing.T) {
-	h, err := Load("testdata/pass")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := Check(h)
+	r := checkChanged(t, func(*History) {})
 	want := map[string]Window{
 		"during api-503": {Name: "during api-503", Events: 2, Reported: 2, P50MS: 5, P99MS: 3000},
 		"steady":         {Name: "steady", Events: 2, Reported: 2, P50MS: 6, P99MS: 8},
@@ -182,20 +173,11 @@ func TestFigures(t *testing.T) {
 // long after an early fault, which the 30-minute soak read as a p99 of
 // 1,590 s after its first recreation wave.
 func TestConvergenceOnlyExistingClusters(t *testing.T) {
-	h, err := Load("testdata/pass")
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := func(s string) time.Time {
-		v, err := time.Parse(time.RFC3339, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-	h.Published = append(h.Published, Published{EventID: "e7", Cluster: "c3", Generation: 1, At: at("2026-12-02T05:30:00Z")})
-	h.API = append(h.API, APIRequest{Method: "PUT", Cluster: "c3", Status: true, Code: 200, Generation: 1, Applied: "True", Finalized: "False", At: at("2026-12-02T05:30:01Z")})
-	r := Check(h)
+	first := time.Date(2026, 12, 2, 5, 30, 0, 0, time.UTC) // after the outage
+	r := checkChanged(t, func(h *History) {
+		h.Published = append(h.Published, Published{EventID: "e7", Cluster: "c3", Generation: 1, At: first})
+		h.API = append(h.API, APIRequest{Method: "PUT", Cluster: "c3", Status: true, Code: 200, Generation: 1, Applied: "True", Finalized: "False", At: first.Add(time.Second)})
+	})
 	if len(r.Convergence) != 1 || r.Convergence[0].Clusters != 2 || r.Convergence[0].P50S != 1 || r.Convergence[0].P99S != 419.008 {
 		t.Errorf("convergence %+v, want c1 and c2 only (c3 was first published after the outage)", r.Convergence)
 	}
@@ -222,16 +204,22 @@ func TestConvergenceCountsClusters(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h, err := Load("testdata/pass")
-			if err != nil {
-				t.Fatal(err)
-			}
-			c.change(h)
-			r := Check(h)
+			r := checkChanged(t, c.change)
 			i := slices.IndexFunc(r.Verdicts, func(v Verdict) bool { return v.Name == "convergence" })
 			if v := r.Verdicts[i]; v.Value != c.value || v.Detail != c.detail || v.Pass {
 				t.Errorf("convergence %+v, want value %v, detail %q", v, c.value, c.detail)
 			}
 		})
 	}
+}
+
+// checkChanged checks the passing history of testdata/pass after change.
+func checkChanged(t *testing.T, change func(h *History)) *Report {
+	t.Helper()
+	h, err := Load("testdata/pass")
+	if err != nil {
+		t.Fatal(err)
+	}
+	change(h)
+	return Check(h)
 }
