@@ -149,14 +149,19 @@ func writeFile(t *testing.T, path, content string) {
 // eventually polls cond every 200ms until it returns nil or timeout passes.
 func eventually(t *testing.T, timeout time.Duration, what string, cond func() error) {
 	t.Helper()
+	if err := until(timeout, cond); err != nil {
+		t.Fatalf("timed out after %v waiting for %s: %v", timeout, what, err)
+	}
+}
+
+// until polls cond every 200ms until it returns nil or timeout passes, and
+// returns its last error.
+func until(timeout time.Duration, cond func() error) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s: %v", timeout, what, err)
+		if err == nil || time.Now().After(deadline) {
+			return err
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
