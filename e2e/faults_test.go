@@ -71,7 +71,7 @@ func TestMaestroRestartDuringRecreation(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	maestroScript(t, "start")
 
-	c.reconcileUntil(240*time.Second, "the recreation finished after the restart", wantConditions("Applied=True/BundlesApplied"))
+	c.reconcileUntilOrHeal(kc, 240*time.Second, "the recreation finished after the restart", wantConditions("Applied=True/BundlesApplied"))
 	eventually(t, 60*time.Second, "the new Job", func() error {
 		uid, gen, _, err := jobState(kc, c.jobName())
 		if err != nil || uid == oldUID || gen != "2" {

@@ -429,7 +429,7 @@ func imageStory(t *testing.T, st *stack, api *hyperfleetAPI, c *container, topic
 	// bundle is recreated (delete, 404, create).
 	cl.gen = 2
 	api.setCluster(cl.id, cl.gen, nil)
-	cl.reconcileUntil(120*time.Second, "recreated: Applied True", wantConditions("Applied=True/BundlesApplied"))
+	cl.reconcileUntilOrHeal(kc, 120*time.Second, "recreated: Applied True", wantConditions("Applied=True/BundlesApplied"))
 	eventually(t, 60*time.Second, "the new Job", func() error {
 		uid, gen, _, err := jobState(kc, cl.jobName())
 		switch {
@@ -451,7 +451,7 @@ func imageStory(t *testing.T, st *stack, api *hyperfleetAPI, c *container, topic
 
 	cl.gen = 3
 	api.setCluster(cl.id, cl.gen, map[string]any{"deleted_time": time.Now().UTC().Format(time.RFC3339)})
-	cl.reconcileUntil(120*time.Second, "deleted: Finalized True", wantConditions("Finalized=True/CleanupConfirmed"))
+	cl.reconcileUntilOrHeal(kc, 120*time.Second, "deleted: Finalized True", wantConditions("Finalized=True/CleanupConfirmed"))
 	eventually(t, 60*time.Second, "the Job gone from the API server", func() error {
 		if n, err := jobCount(kc, cl.id); err != nil || n != 0 {
 			return fmt.Errorf("%d jobs (%v)", n, err)

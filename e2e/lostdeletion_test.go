@@ -15,41 +15,44 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
 )
 
-// finalizedOrAgentRestarted reconciles the deleted cluster c until its
-// status says Finalized True. When that has not come within timeout and the
-// shared agent provably lost the deletion of one of c's bundles
-// (bundleDeletionLost), it restarts that agent once, the operator's remedy
-// of the row "Agent loses a deletion (real agent)" in docs/reliability.md
-// (a restarted agent's resync confirms it), and waits as long again. Any
-// other cause fails the test: the adapter's own part (one delete per
-// bundle, nothing created while the cluster is deleted) is checked by the
-// caller either way.
-func (c *cluster) finalizedOrAgentRestarted(kc *kubernetes.Clientset, source string, timeout time.Duration) {
+// reconcileUntilOrHeal is reconcileUntil for a wait that a deletion by
+// the real agent stands in the way of (a recreation's old bundle, or a
+// deleted cluster's bundles). When ok has not held within timeout (at
+// least lostAfter and a little more, so that a lost deletion can be told
+// from a slow one) and the shared agent provably lost the deletion of one
+// of c's bundles (bundleDeletionLost), it restarts that agent once, the
+// operator's remedy of the row "Agent loses a deletion (real agent)" in
+// docs/reliability.md (a restarted agent's resync confirms it), and waits
+// as long again. Any other cause fails the test; what the adapter did
+// (one delete, no create before the 404) is checked by the callers either
+// way.
+func (c *cluster) reconcileUntilOrHeal(kc *kubernetes.Clientset, timeout time.Duration, what string, ok func(map[string]any) error) {
 	c.t.Helper()
-	want := wantConditions("Finalized=True/CleanupConfirmed")
+	timeout = max(timeout, lostAfter+15*time.Second)
 	wait := func() error {
-		return until(timeout, func() error { return want(c.reconcile()) })
+		return until(timeout, func() error { return ok(c.reconcile()) })
 	}
 	err := wait()
 	if err == nil {
 		return
 	}
-	lost := c.lostDeletions(kc, source)
+	lost := c.lostDeletions(kc)
 	if len(lost) == 0 {
-		c.t.Fatalf("timed out after %v waiting for Finalized True: %v (no bundle deletion the agent provably lost)", timeout, err)
+		c.t.Fatalf("timed out after %v waiting for %s: %v (no bundle deletion the agent provably lost)", timeout, what, err)
 	}
 	c.t.Logf("the agent lost the deletion of %s (%v); restarting it, the operator's remedy", strings.Join(lost, ", "), err)
 	restartAgents(c.t, []string{c.st.consumer})
 	if err := wait(); err != nil {
-		c.t.Fatalf("timed out after %v more, the agent restarted, waiting for Finalized True: %v", timeout, err)
+		c.t.Fatalf("timed out after %v more, the agent restarted, waiting for %s: %v", timeout, what, err)
 	}
 }
 
-// lostDeletions names c's bundles whose deletion the agent provably lost.
-func (c *cluster) lostDeletions(kc *kubernetes.Clientset, source string) []string {
+// lostDeletions names c's bundles (of source e2e-<topic>, as adapterConfig
+// sets it) whose deletion the agent provably lost.
+func (c *cluster) lostDeletions(kc *kubernetes.Clientset) []string {
 	c.t.Helper()
 	mc, err := maestroclient.New(c.t.Context(), maestroclient.Options{GRPCAddress: c.st.grpcAddr, GRPC: maestroclient.TLSOptions{Insecure: true},
-		HTTPURL: c.st.restURL, HTTP: maestroclient.TLSOptions{Insecure: true}, SourceID: source})
+		HTTPURL: c.st.restURL, HTTP: maestroclient.TLSOptions{Insecure: true}, SourceID: "e2e-" + c.topic})
 	if err != nil {
 		c.t.Fatal(err)
 	}

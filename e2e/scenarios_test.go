@@ -174,7 +174,7 @@ func TestRecreationHeldByFinalizer(t *testing.T) {
 	}
 
 	setJobFinalizers(t, kc, c.jobName(), nil)
-	c.reconcileUntil(120*time.Second, "the recreated bundle applied", wantConditions("Applied=True/BundlesApplied"))
+	c.reconcileUntilOrHeal(kc, 120*time.Second, "the recreated bundle applied", wantConditions("Applied=True/BundlesApplied"))
 	eventually(t, 60*time.Second, "the new Job", func() error {
 		uid, gen, _, err := jobState(kc, c.jobName())
 		switch {
@@ -202,7 +202,7 @@ func TestDeletionWinsOverRecreation(t *testing.T) {
 	creates := e.proc.metric("bundle_adapter_maestro_requests_total", `verb="create"`)
 	c.gen = 2
 	e.api.setCluster(c.id, c.gen, map[string]any{"deleted_time": time.Now().UTC().Format(time.RFC3339)})
-	c.finalizedOrAgentRestarted(kc, "e2e-"+e.topic, 150*time.Second)
+	c.reconcileUntilOrHeal(kc, 120*time.Second, "Finalized True", wantConditions("Finalized=True/CleanupConfirmed"))
 	if d := e.proc.metric("bundle_adapter_maestro_requests_total", `verb="create"`) - creates; d != 0 {
 		t.Errorf("%v creates during deletion: the recreate rule must not run", d)
 	}
