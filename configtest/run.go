@@ -76,6 +76,7 @@ type stepOutcome struct {
 	mismatches []mismatch
 	summary    []string // how the event ended, shown under a failing step
 	invalid    error
+	actual     *actual // what the step produced; nil when it could not run
 }
 
 // runCase runs every step of c, stopping at the first step that cannot run.
@@ -90,6 +91,7 @@ func (t *loaded) runCase(c loadedCase) []stepOutcome {
 			o.invalid = err
 			return append(out, o)
 		}
+		o.actual = act
 		o.mismatches = check(s.Expect, act)
 		if len(o.mismatches) > 0 {
 			o.summary = act.summary()
@@ -129,7 +131,11 @@ func (r *caseRun) step(s *Step) (*actual, error) {
 	}
 	if r.pipeline == nil {
 		f := r.fakes
-		p, err := memrun.NewPipeline(r.t.cfg, memrun.Fakes{Maestro: f.Maestro, Kube: f.Kube, API: &r.api}, r.clock, r.lookupEnv)
+		opts := memrun.PipelineOptions(r.t.cfg, memrun.Fakes{Maestro: f.Maestro, Kube: f.Kube, API: &r.api}, r.clock, r.lookupEnv)
+		if r.t.wrap != nil {
+			r.t.wrap(&opts)
+		}
+		p, err := adapter.New(opts)
 		if err != nil {
 			return nil, invalid("env", s.line, "%v", err)
 		}

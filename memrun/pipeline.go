@@ -23,6 +23,11 @@ type Fakes struct {
 // with clock and lookupEnv (nil: the process environment), logging
 // nowhere.
 func NewPipeline(cfg *config.Config, f Fakes, clock func() time.Time, lookupEnv func(string) (string, bool)) (*adapter.Pipeline, error) {
-	return adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info, Maestro: f.Maestro, Kube: f.Kube, API: f.API,
-		Clock: clock, LookupEnv: lookupEnv, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Config: cfg.Adapter.Values()})
+	return adapter.New(PipelineOptions(cfg, f, clock, lookupEnv))
+}
+
+// PipelineOptions are the options NewPipeline builds its pipeline with.
+func PipelineOptions(cfg *config.Config, f Fakes, clock func() time.Time, lookupEnv func(string) (string, bool)) adapter.Options {
+	return adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info, Maestro: f.Maestro, Kube: f.Kube, API: f.API,
+		Clock: clock, LookupEnv: lookupEnv, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Config: cfg.Adapter.Values()}
 }
