@@ -107,6 +107,30 @@ type Pipeline struct {
 	// adoptions remembers what adopting an observed object found, keyed by
 	// that object's identity and version (adopt.go).
 	adoptions *bundles.Memo
+
+	// transports is the transport of each resource of the task.
+	transports map[*task.Resource]transport
+	// viewServes: the view may serve the event's Maestro bundles (see
+	// discoverFromView): a view is set and every resource is a Maestro
+	// bundle.
+	viewServes bool
+}
+
+// transportOrder is the order in which an event's transports read their
+// resources at pre-discovery.
+var transportOrder = []transport{kubeTransport{}, maestroTransport{}}
+
+// transportsOf is the transport of each resource of tc.
+func transportsOf(tc *task.TaskConfig) map[*task.Resource]transport {
+	out := make(map[*task.Resource]transport, len(tc.Resources))
+	for i := range tc.Resources {
+		res := &tc.Resources[i]
+		out[res] = transport(maestroTransport{})
+		if res.IsKubernetes() {
+			out[res] = kubeTransport{}
+		}
+	}
+	return out
 }
 
 // New checks the options and returns a pipeline.
@@ -117,7 +141,13 @@ func New(o Options) (*Pipeline, error) {
 	p := &Pipeline{task: o.Task, info: o.Adapter, maestro: o.Maestro, kube: o.Kube, view: o.View, api: o.API,
 		clock: o.Clock, env: o.LookupEnv, log: o.Logger, celTimeout: o.CELTimeout,
 		templateTimeout: o.TemplateTimeout, config: o.Config, tracer: o.Tracer,
-		recreations: newRecreations(), adoptions: bundles.NewMemo(DefaultAdoptions)}
+		recreations: newRecreations(), adoptions: bundles.NewMemo(DefaultAdoptions), transports: transportsOf(o.Task)}
+	p.viewServes = p.view != nil
+	for _, tr := range p.transports {
+		if tr != (maestroTransport{}) {
+			p.viewServes = false
+		}
+	}
 	if p.maestro != nil {
 		p.maestro = counting{p.maestro}
 	}
@@ -185,29 +215,6 @@ func (p *Pipeline) Run(ctx context.Context, ev Event) *Result {
 	r.result.MaestroRequests = int(requests.Load())
 	r.result.finish()
 	return r.result
-}
-
-// reconcileBundles pre-discovers every bundle (one read for all, or one
-// each; see discover), so every rule sees every bundle, then reconciles them
-// in config order. A failure of one bundle is reported and the others still
-// run.
-func (r *eventRun) reconcileBundles(ctx context.Context) {
-	bs := make([]*bundle, len(r.p.task.Resources))
-	for i := range r.p.task.Resources {
-		bs[i] = r.resolve(&r.p.task.Resources[i])
-	}
-	if !r.discoverFromView(ctx, bs) {
-		r.discover(ctx, bs)
-	}
-	for _, b := range bs {
-		bctx, span := r.p.startSpan(ctx, SpanBundle)
-		if b.out.State != StateFailed {
-			r.reconcile(bctx, b)
-		}
-		endBundle(span, &b.out)
-		r.result.Bundles = append(r.result.Bundles, b.out)
-		r.bundles[b.res.Name] = b.out.celValue()
-	}
 }
 
 func (r *eventRun) skipBundles() {

@@ -103,7 +103,7 @@ func (r *eventRun) discoverFromView(ctx context.Context, bs []*bundle) bool {
 	}
 	for i, b := range bs {
 		if works[i] != nil {
-			r.observeObject(b, works[i], objs[i])
+			r.observe(b, observation{work: works[i], viewObj: objs[i]})
 		}
 	}
 	if r.allUnchanged(ctx, bs, works) {
@@ -129,9 +129,7 @@ func (r *eventRun) allUnchanged(ctx context.Context, bs []*bundle, works []*work
 			r.bundles[b.res.Name] = b.out.celValue()
 			continue
 		}
-		rules := r.rules(ctx, b)
-		rules.adoptable = func() bool { return r.adoptBundle(b) }
-		d, err := decide(b.obs, func() (string, error) { return r.desiredFingerprint(b) }, rules)
+		d, err := decide(b.obs, func() (string, error) { return b.t.desiredFingerprint(r, b) }, r.rules(ctx, b))
 		if err != nil || d.op != OpUnchanged {
 			ok = false
 			break
@@ -153,7 +151,10 @@ func (r *eventRun) allUnchanged(ctx context.Context, bs []*bundle, works []*work
 			delete(r.bundles, b.res.Name)
 		}
 		if works[i] != nil {
-			r.observe(b, nil)
+			r.observe(b, observation{})
+			// The trial's render is kept (it does not depend on what was
+			// observed), but the outcome starts as resolve left it.
+			b.out.Fingerprint = ""
 		}
 	}
 	return false
