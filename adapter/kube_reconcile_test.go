@@ -154,65 +154,6 @@ func TestKubeFingerprintAnnotation(t *testing.T) {
 	}
 }
 
-// A deletion held by a finalizer is pending, measured from the object's own
-// deletionTimestamp, stalled past the rule's deadline, never deleted twice,
-// and the object is created again only once the API server answers 404.
-func TestKubeRecreateHeldByFinalizer(t *testing.T) {
-	h := newKubeHarness(t)
-	old := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "v1", "kind": "Namespace",
-		"metadata": map[string]any{"name": "ns-x", "finalizers": []any{"example.com/hold"},
-			"annotations": map[string]any{bundles.FingerprintAnnotation: "stale"}},
-	}}
-	if err := h.kube.Seed(old); err != nil {
-		t.Fatal(err)
-	}
-	steps := []struct {
-		name    string
-		advance time.Duration
-		release bool
-		op      adapter.Operation
-		state   adapter.State
-		reason  string
-		pending int64
-		calls   []string
-	}{
-		{"recreate: delete (Orphan), read again, held", 0, false, adapter.OpRecreate, adapter.StatePending, adapter.ReasonRecreationPending, 0,
-			[]string{"get Namespace", "list ConfigMap", "delete Namespace Orphan", "get Namespace", "create ConfigMap"}},
-		{"still held: no second delete", 30 * time.Second, false, adapter.OpRecreate, adapter.StatePending, adapter.ReasonRecreationPending, 30,
-			[]string{"get Namespace", "list ConfigMap"}},
-		{"past the deadline: stalled", 45 * time.Second, false, adapter.OpRecreate, adapter.StateStalled, adapter.ReasonRecreationStalled, 75,
-			[]string{"get Namespace", "list ConfigMap"}},
-		// The API server keeps a deletion until the finalizers go: unlike a
-		// Maestro bundle, a stalled object is never deleted again.
-		{"next deadline period: still no second delete", 45 * time.Second, false, adapter.OpRecreate, adapter.StateStalled, adapter.ReasonRecreationStalled, 120,
-			[]string{"get Namespace", "list ConfigMap"}},
-		{"released, 404: created again", 0, true, adapter.OpCreate, adapter.StateDone, adapter.ReasonCreated, 0,
-			[]string{"get Namespace", "list ConfigMap", "create Namespace", "create ConfigMap"}},
-	}
-	for _, s := range steps {
-		h.now = h.now.Add(s.advance)
-		if s.release {
-			if err := h.kube.RemoveFinalizers(context.Background(), nsRef); err != nil {
-				t.Fatal(err)
-			}
-		}
-		res := h.event(map[string]any{"recreate": true})
-		o := res.Bundles[0]
-		wantOutcome(t, o, s.op, s.state, s.reason)
-		if o.PendingSeconds != s.pending {
-			t.Errorf("%s: pendingSeconds %d, want %d", s.name, o.PendingSeconds, s.pending)
-		}
-		if strings.Join(h.calls(), ", ") != strings.Join(s.calls, ", ") {
-			t.Errorf("%s: calls\n got  %v\n want %v", s.name, h.calls(), s.calls)
-		}
-	}
-	// The recreated Namespace carries the desired fingerprint: recreate is
-	// finished and the rule, still true, is not evaluated again.
-	res := h.event(map[string]any{"recreate": true})
-	wantOutcome(t, res.Bundles[0], adapter.OpUnchanged, adapter.StateDone, adapter.ReasonUnchanged)
-}
-
 // Failures name the resource and say whether a retry can help.
 func TestKubeFailures(t *testing.T) {
 	tests := []struct {

@@ -245,6 +245,15 @@ func (k *kubeTarget) observe(r *eventRun, b *bundle, o observation) {
 	r.resources[b.res.Name] = o.obj.DeepCopy().Object
 }
 
+// recreationKey is how the process remembers this object's recreation
+// (recreations.go): its kind and address. The create that ends a
+// recreation between two events is then reported recreate/done
+// (Recreated), as on Maestro.
+func (k *kubeTarget) recreationKey(_ *bundle) BundleKey {
+	ref := refOfObject(k.desired)
+	return BundleKey{Consumer: ClientKubernetes + " " + ref.APIVersion + "/" + ref.Kind, Name: objectName(ref)}
+}
+
 // reason names the reason of a failed kubernetes resource: the decision's
 // own reasons, or the API server's words for a failed call.
 func (k *kubeTarget) reason(err error) string {
