@@ -91,6 +91,7 @@ type lifecycleRun struct {
 	p       *adapter.Pipeline
 	release func()
 	object  func() any
+	writes  int // create, update/apply, delete and redelete calls so far
 }
 
 func newLifecycleRun(t *testing.T, tr lifecycleTransport, foreign any) *lifecycleRun {
@@ -106,6 +107,18 @@ func newLifecycleRun(t *testing.T, tr lifecycleTransport, foreign any) *lifecycl
 		LookupEnv: func(string) (string, bool) { return "", false },
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil))}
 	setTransport(&opts)
+	count := func(ctx context.Context, c adapter.Call, next func(context.Context) error) error {
+		if c.Verb != "Get" && c.Verb != "GetBundles" && c.Verb != "List" {
+			r.writes++
+		}
+		return next(ctx)
+	}
+	if opts.Maestro != nil {
+		opts.Maestro = adapter.InterceptMaestro(opts.Maestro, count)
+	}
+	if opts.Kube != nil {
+		opts.Kube = adapter.InterceptKube(opts.Kube, count)
+	}
 	if r.p, err = adapter.New(opts); err != nil {
 		t.Fatal(err)
 	}
@@ -119,6 +132,7 @@ func (r *lifecycleRun) event(fields map[string]any) adapter.Outcome {
 	for k, v := range fields {
 		data[k] = v
 	}
+	r.writes = 0
 	res := r.p.Run(context.Background(), adapter.Event{ID: "ev", Type: "com.redhat.hyperfleet.cluster.reconcile", Source: "test", Data: data})
 	return res.Bundles[0]
 }
@@ -132,6 +146,7 @@ type lifecycleStep struct {
 	state   adapter.State
 	reason  string
 	pending int64
+	writes  int
 }
 
 // One decision, one flow, two transports: the same resource through the
@@ -141,16 +156,16 @@ type lifecycleStep struct {
 func TestLifecycleBothTransports(t *testing.T) {
 	recreate3 := map[string]any{"rev": "3", "recreate": true}
 	steps := []lifecycleStep{
-		{name: "absent: create", op: adapter.OpCreate, state: adapter.StateDone, reason: adapter.ReasonCreated},
+		{name: "absent: create", op: adapter.OpCreate, state: adapter.StateDone, reason: adapter.ReasonCreated, writes: 1},
 		{name: "same event: no write", op: adapter.OpUnchanged, state: adapter.StateDone, reason: adapter.ReasonUnchanged},
-		{name: "content changed: update in place", fields: map[string]any{"rev": "2"}, op: adapter.OpUpdate, state: adapter.StateDone, reason: adapter.ReasonUpdated},
-		{name: "recreate rule: delete, held", fields: recreate3, op: adapter.OpRecreate, state: adapter.StatePending, reason: adapter.ReasonRecreationPending},
+		{name: "content changed: update in place", fields: map[string]any{"rev": "2"}, op: adapter.OpUpdate, state: adapter.StateDone, reason: adapter.ReasonUpdated, writes: 1},
+		{name: "recreate rule: delete, held", fields: recreate3, op: adapter.OpRecreate, state: adapter.StatePending, reason: adapter.ReasonRecreationPending, writes: 1},
 		{name: "still held", fields: recreate3, advance: 30 * time.Second, op: adapter.OpRecreate, state: adapter.StatePending, reason: adapter.ReasonRecreationPending, pending: 30},
 		{name: "past the deadline: stalled", fields: recreate3, advance: 45 * time.Second, op: adapter.OpRecreate, state: adapter.StateStalled, reason: adapter.ReasonRecreationStalled, pending: 75},
-		{name: "released between events: the create ends the recreation", fields: recreate3, release: true, op: adapter.OpRecreate, state: adapter.StateDone, reason: adapter.ReasonRecreated},
+		{name: "released between events: the create ends the recreation", fields: recreate3, release: true, op: adapter.OpRecreate, state: adapter.StateDone, reason: adapter.ReasonRecreated, writes: 1},
 		{name: "recreated: the rule is not evaluated again", fields: recreate3, op: adapter.OpUnchanged, state: adapter.StateDone, reason: adapter.ReasonUnchanged},
 		{name: "rule error", fields: map[string]any{"rev": "3", "boom": true}, op: adapter.OpDelete, state: adapter.StateFailed, reason: adapter.ReasonRuleFailed},
-		{name: "delete rule: delete, held", fields: map[string]any{"rev": "3", "deleting": true}, op: adapter.OpDelete, state: adapter.StatePending, reason: adapter.ReasonDeletionPending},
+		{name: "delete rule: delete, held", fields: map[string]any{"rev": "3", "deleting": true}, op: adapter.OpDelete, state: adapter.StatePending, reason: adapter.ReasonDeletionPending, writes: 1},
 		{name: "released: gone", fields: map[string]any{"rev": "3", "deleting": true}, release: true, op: adapter.OpDelete, state: adapter.StateDone, reason: adapter.ReasonDeleted},
 		{name: "gone: no write", fields: map[string]any{"rev": "3", "deleting": true}, op: adapter.OpDelete, state: adapter.StateDone, reason: adapter.ReasonDeleted},
 	}
@@ -163,6 +178,9 @@ func TestLifecycleBothTransports(t *testing.T) {
 					r.release()
 				}
 				o := r.event(s.fields)
+				if r.writes != s.writes {
+					t.Errorf("%s: %d writes, want %d (a held deletion is never sent twice; nothing is created while the old object exists)", s.name, r.writes, s.writes)
+				}
 				if o.Operation != s.op || o.State != s.state || o.Reason != s.reason || o.PendingSeconds != s.pending {
 					t.Errorf("%s: %s/%s %s pending %ds, want %s/%s %s pending %ds (error %q)", s.name,
 						o.Operation, o.State, o.Reason, o.PendingSeconds, s.op, s.state, s.reason, s.pending, o.Error)

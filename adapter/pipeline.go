@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"os"
-	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -149,7 +148,10 @@ func New(o Options) (*Pipeline, error) {
 		}
 	}
 	if p.maestro != nil {
-		p.maestro = counting{p.maestro}
+		p.maestro = InterceptMaestro(p.maestro, countRequests)
+	}
+	if p.kube != nil {
+		p.kube = InterceptKube(p.kube, countRequests)
 	}
 	if p.clock == nil {
 		p.clock = time.Now
@@ -199,8 +201,8 @@ func memoReads(tc *task.TaskConfig) map[*task.Resource][][]string {
 // whether it should be acknowledged, redelivered or dead-lettered.
 func (p *Pipeline) Run(ctx context.Context, ev Event) *Result {
 	r := newRun(p, ev)
-	var requests atomic.Int64
-	ctx = withRequestCounter(ctx, &requests)
+	var requests requestCounts
+	ctx = withRequestCounts(ctx, &requests)
 	r.ctx = ctx
 	r.withTraceID(ctx)
 	ok := r.phase(ctx, SpanParams, r.resolveParams) && r.phase(ctx, SpanPreconditions, r.checkPreconditions)
@@ -212,7 +214,8 @@ func (p *Pipeline) Run(ctx context.Context, ev Event) *Result {
 	if !r.gone {
 		r.phase(ctx, SpanPost, func(ctx context.Context) bool { r.runPost(ctx); return true })
 	}
-	r.result.MaestroRequests = int(requests.Load())
+	r.result.MaestroRequests = int(requests.maestro.Load())
+	r.result.KubeRequests = int(requests.kube.Load())
 	r.result.finish()
 	return r.result
 }

@@ -96,6 +96,7 @@ type goldenStep struct {
 	Payloads   map[string]any    `json:"payloads,omitempty"`
 	NullLeaves map[string]int    `json:"null_leaves,omitempty"`
 	Requests   int               `json:"maestro_requests"`
+	KubeCalls  int               `json:"kube_requests"`
 }
 
 func recordGolden(t *testing.T, file string) []byte {
@@ -122,7 +123,7 @@ func recordGolden(t *testing.T, file string) []byte {
 			if a := o.actual; a != nil {
 				res := a.result
 				g.Outcomes, g.Execution, g.Payloads = res.Bundles, res.ExecutionStatus, res.Payloads
-				g.NullLeaves, g.Requests = res.NullLeaves, res.MaestroRequests
+				g.NullLeaves, g.Requests, g.KubeCalls = res.NullLeaves, res.MaestroRequests, res.KubeRequests
 				for _, e := range res.Errors {
 					g.Errors = append(g.Errors, e.Error())
 				}
