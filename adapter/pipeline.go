@@ -110,9 +110,27 @@ type Pipeline struct {
 	// transports is the transport of each resource of the task.
 	transports map[*task.Resource]transport
 	// viewServes: the view may serve the event's Maestro bundles (see
-	// discoverFromView): a view is set and every resource is a Maestro
-	// bundle.
+	// discoverFromView, viewCanServe).
 	viewServes bool
+}
+
+// viewCanServe reports whether the view may serve a task's Maestro bundles:
+// when no Kubernetes resource comes before a Maestro one. The view's trial
+// decides every bundle before any write, with the outcomes of the bundles
+// before it; an object reconciled before a bundle has an outcome the
+// bundle's rules may read (bundles.<name>) that the trial cannot know yet,
+// so such a task reads Maestro on every event. Objects are read as always.
+func viewCanServe(tc *task.TaskConfig) bool {
+	seenKube := false
+	for i := range tc.Resources {
+		switch {
+		case tc.Resources[i].IsKubernetes():
+			seenKube = true
+		case seenKube:
+			return false
+		}
+	}
+	return true
 }
 
 // transportOrder is the order in which an event's transports read their
@@ -141,12 +159,7 @@ func New(o Options) (*Pipeline, error) {
 		clock: o.Clock, env: o.LookupEnv, log: o.Logger, celTimeout: o.CELTimeout,
 		templateTimeout: o.TemplateTimeout, config: o.Config, tracer: o.Tracer,
 		recreations: newRecreations(), adoptions: bundles.NewMemo(DefaultAdoptions), transports: transportsOf(o.Task)}
-	p.viewServes = p.view != nil
-	for _, tr := range p.transports {
-		if tr != (maestroTransport{}) {
-			p.viewServes = false
-		}
-	}
+	p.viewServes = p.view != nil && viewCanServe(o.Task)
 	if p.maestro != nil {
 		p.maestro = InterceptMaestro(p.maestro, countRequests)
 	}

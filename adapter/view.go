@@ -8,9 +8,11 @@ import (
 
 // BundleView is an optional, watch-fed view of this source's bundles
 // (maestroclient/view implements it). The pipeline trusts it for one
-// decision only: when every bundle of an event is in the view and each
-// would be decided unchanged, the event makes no Maestro request. Any miss,
-// and any other decision, reads Maestro first, exactly as without a view.
+// decision only: when every Maestro bundle of an event is in the view and
+// each would be decided unchanged, the event makes no Maestro request (a
+// task's Kubernetes objects are read as always; see viewCanServe for the
+// order a mixed task needs). Any miss, and any other decision, reads
+// Maestro first, exactly as without a view.
 //
 // Lookup returns the bundle exactly as a Maestro read returned it (status
 // possibly newer), and ok true only when the implementation trusts it now:
