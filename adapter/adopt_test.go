@@ -119,7 +119,7 @@ func kubeMade(t *testing.T, rev string) *kubeHarness {
 	return h
 }
 
-func TestKubeAdoptionWritesNothingWhenContentMatches(t *testing.T) {
+func TestKubernetesAdoptionIgnoresWhatTheServerAdds(t *testing.T) {
 	h := kubeMade(t, "1")
 	for i := range 2 {
 		res := h.event(nil)
@@ -133,7 +133,7 @@ func TestKubeAdoptionWritesNothingWhenContentMatches(t *testing.T) {
 	}
 }
 
-func TestKubeAdoptionWritesOnceWhenContentDiffers(t *testing.T) {
+func TestKubernetesAdoptionWritesOnceWhenContentDiffers(t *testing.T) {
 	h := kubeMade(t, "1")
 	res := h.event(map[string]any{"rev": "2"})
 	wantOutcome(t, outcome(t, res, "ns"), adapter.OpUnchanged, adapter.StateDone, adapter.ReasonAdopted)

@@ -85,11 +85,11 @@ var (
 	cfgRef = adapter.KubeRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: "ns-x", Name: "settings"}
 )
 
-// One decision, two transports: the kubernetes resources of a task go
-// through the decision table event after event, one read each (Get by
-// name, List by labels) and at most one write, and CEL sees the live
+// What only the kubernetes transport does, event after event (the decision
+// itself is TestLifecycleBothTransports'): one read each (Get by name, List
+// by labels), each delete with its rule's propagation, and CEL sees the live
 // objects with their status.
-func TestKubeLifecycle(t *testing.T) {
+func TestKubernetesPropagationReadsAndCEL(t *testing.T) {
 	h := newKubeHarness(t)
 	steps := []struct {
 		name      string
@@ -137,7 +137,7 @@ func TestKubeLifecycle(t *testing.T) {
 
 // The fingerprint of the rendered object is stamped on the applied object
 // as an annotation and reported in the outcome.
-func TestKubeFingerprintAnnotation(t *testing.T) {
+func TestKubernetesFingerprintStampedOnTheObject(t *testing.T) {
 	h := newKubeHarness(t)
 	res := h.event(nil)
 	obj, err := h.kube.Get(context.Background(), cfgRef)
@@ -155,7 +155,7 @@ func TestKubeFingerprintAnnotation(t *testing.T) {
 }
 
 // Failures name the resource and say whether a retry can help.
-func TestKubeFailures(t *testing.T) {
+func TestKubernetesFailureReasons(t *testing.T) {
 	tests := []struct {
 		name        string
 		setup       func(h *kubeHarness)
@@ -203,7 +203,7 @@ func TestKubeFailures(t *testing.T) {
 
 // A task of kubernetes resources only needs Options.Kube, not Maestro; one
 // without Kube is refused when the pipeline is built.
-func TestKubeOptionsRequired(t *testing.T) {
+func TestKubernetesTaskNeedsNoMaestro(t *testing.T) {
 	h := newKubeHarness(t)
 	_, err := adapter.New(adapter.Options{Task: h.task, API: h.api})
 	if err == nil || !strings.Contains(err.Error(), "Options.Kube is required") {
@@ -217,7 +217,7 @@ func TestKubeOptionsRequired(t *testing.T) {
 // A recreate whose create meets a 409 (another replica created the object
 // between the 404 and the create) is pending, not failed: the next event
 // sees the object and its fingerprint.
-func TestKubeRecreateRacedIsPending(t *testing.T) {
+func TestKubernetesRecreateRacedIsPending(t *testing.T) {
 	h := newKubeHarness(t)
 	old := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "Namespace",
