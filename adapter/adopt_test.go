@@ -31,7 +31,7 @@ func handMade(t *testing.T, gen int64) *harness {
 		delete(w.Annotations, bundles.FingerprintAnnotation)
 		w.ResourceVersion, w.UID, w.Generation = "", "", 0
 		w.Status = workv1.ManifestWorkStatus{}
-		if _, err := h.store.Create(context.Background(), "c1", w); err != nil {
+		if _, err := h.store.Create(context.Background(), "c1", w, adapter.Unread); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -112,9 +112,9 @@ func (m interceptedMaestro) GetBundles(ctx context.Context, keys []BundleKey) (w
 	return ws, err
 }
 
-func (m interceptedMaestro) Create(ctx context.Context, consumer string, work *workv1.ManifestWork) (w *workv1.ManifestWork, err error) {
+func (m interceptedMaestro) Create(ctx context.Context, consumer string, work *workv1.ManifestWork, read CreateRead) (w *workv1.ManifestWork, err error) {
 	err = m.in(ctx, maestroCall("Create", consumer, work.Name), func(ctx context.Context) error {
-		w, err = m.next.Create(ctx, consumer, work)
+		w, err = m.next.Create(ctx, consumer, work, read)
 		return err
 	})
 	return w, err

@@ -157,14 +157,13 @@ func (t *maestroTarget) adoptable(r *eventRun, b *bundle) bool { return r.adoptB
 
 // create creates the bundle. It is reached only after this event's read
 // answered 404 (decide's absent row, or the read after a recreation's
-// delete), which the implementation may rely on (Maestro.Create's
-// readAbsent).
+// delete), which the implementation may rely on (ReadAbsent).
 func (t *maestroTarget) create(ctx context.Context, r *eventRun, b *bundle, replaced string) (observation, error) {
 	desired, err := t.desiredWork(r, b)
 	if err != nil {
 		return observation{}, err
 	}
-	created, err := r.p.maestro.Create(WithReadAbsent(ctx), b.consumer, withReplaced(desired, replaced))
+	created, err := r.p.maestro.Create(ctx, b.consumer, withReplaced(desired, replaced), ReadAbsent)
 	return observation{work: created}, err
 }
 

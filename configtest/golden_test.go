@@ -225,8 +225,8 @@ func (m recMaestro) Get(ctx context.Context, consumer, name string) (*workv1.Man
 	return w, err
 }
 
-func (m recMaestro) Create(ctx context.Context, consumer string, work *workv1.ManifestWork) (*workv1.ManifestWork, error) {
-	w, err := m.next.Create(ctx, consumer, work)
+func (m recMaestro) Create(ctx context.Context, consumer string, work *workv1.ManifestWork, read adapter.CreateRead) (*workv1.ManifestWork, error) {
+	w, err := m.next.Create(ctx, consumer, work, read)
 	m.r.add("maestro.Create %s/%s %s -> %s", consumer, work.Name, canonical(work), answer(err))
 	return w, err
 }

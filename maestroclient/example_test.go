@@ -34,7 +34,7 @@ func Example() {
 	case errors.Is(err, adapter.ErrNotFound):
 		desired := &workv1.ManifestWork{}
 		desired.Name = "cluster1-setup"
-		_, err = c.Create(ctx, "cluster1", desired)
+		_, err = c.Create(ctx, "cluster1", desired, adapter.Unread)
 		if errors.Is(err, adapter.ErrConsumerNotRegistered) {
 			fmt.Println("register consumer cluster1 in Maestro first")
 		}

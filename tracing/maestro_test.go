@@ -38,7 +38,7 @@ func TestMaestroSpans(t *testing.T) {
 				"bundle_adapter.maestro.operation": "Get", "bundle_adapter.maestro.not_found": "true"}},
 		{name: "create for an unregistered consumer", wantSpan: "maestro.Create", wantError: true,
 			call: func(m adapter.Maestro) error {
-				_, err := m.Create(context.Background(), "cluster9", &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Name: "w2", Namespace: "cluster9"}})
+				_, err := m.Create(context.Background(), "cluster9", &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Name: "w2", Namespace: "cluster9"}}, adapter.Unread)
 				return err
 			},
 			wantAttrs: map[string]string{"bundle_adapter.consumer": "cluster9", "bundle_adapter.work": "w2", "bundle_adapter.maestro.operation": "Create"}},
