@@ -114,7 +114,7 @@ func withMember(m map[string]any, k string, v any) map[string]any {
 	return out
 }
 
-// CheckWork is the config.WorkChecker of this adapter: the fields of a
+// CheckWork is the task.WorkChecker of this adapter: the fields of a
 // rendered ManifestWork that decoding drops. A tree that does not decode
 // at all reports nothing here; rendering the real event reports it.
 func CheckWork(tree map[string]any) []string {
