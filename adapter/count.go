@@ -20,7 +20,7 @@ func withRequestCounts(ctx context.Context, n *requestCounts) context.Context {
 // countRequests is the Interceptor that counts every call of either
 // client in the counts its context carries; calls outside an event are
 // not counted.
-func countRequests(ctx context.Context, c Call, next func(context.Context) error) error {
+func countRequests(ctx context.Context, c Call) (context.Context, func(error)) {
 	if n, ok := ctx.Value(requestCounterKey{}).(*requestCounts); ok {
 		if c.Client == ClientKubernetes {
 			n.kube.Add(1)
@@ -28,5 +28,5 @@ func countRequests(ctx context.Context, c Call, next func(context.Context) error
 			n.maestro.Add(1)
 		}
 	}
-	return next(ctx)
+	return ctx, nil
 }

@@ -30,14 +30,16 @@ const (
 	ClientKubernetes = "kubernetes"
 )
 
-// Interceptor runs around every call of a client wrapped by
-// InterceptMaestro or InterceptKube: it must call next exactly once, with
-// the context the call goes on with, and return next's error unchanged (it
-// may observe it: count it, end a span with it). One interceptor serves
-// both clients, so a concern (the event's request count, tracing) is
-// written once for every transport, as controller-runtime's interceptor
-// client does for a whole client.
-type Interceptor func(ctx context.Context, c Call, next func(context.Context) error) error
+// Interceptor observes every call of a client wrapped by InterceptMaestro
+// or InterceptKube: it is called before the call with its context and
+// returns the context the call goes on with (a span's, say) and, when it
+// wants the call's error, done (nil: nothing to do after), which is
+// called once with that error after the call. It cannot change the call or
+// its answer. One interceptor serves both clients, so a concern (the
+// event's request count, tracing) is written once for every transport, as
+// controller-runtime's interceptor client does for a whole client. A call
+// through an interceptor that returns a nil done allocates nothing.
+type Interceptor func(ctx context.Context, c Call) (context.Context, func(err error))
 
 // InterceptMaestro wraps m so that every call goes through in; a nil in
 // returns m.
@@ -57,24 +59,43 @@ func InterceptKube(k Kube, in Interceptor) Kube {
 	return interceptedKube{next: k, in: in}
 }
 
-// Chain is an interceptor that runs each of ins around the next, the first
-// outermost; nil entries are skipped.
+// Chain is an interceptor that runs each of ins in turn, the first
+// outermost (its done is called last); nil entries are skipped.
 func Chain(ins ...Interceptor) Interceptor {
-	var out Interceptor
-	for i := len(ins) - 1; i >= 0; i-- {
-		inner, outer := out, ins[i]
-		if outer == nil {
-			continue
-		}
-		if inner == nil {
-			out = outer
-			continue
-		}
-		out = func(ctx context.Context, c Call, next func(context.Context) error) error {
-			return outer(ctx, c, func(ctx context.Context) error { return inner(ctx, c, next) })
+	var live []Interceptor
+	for _, in := range ins {
+		if in != nil {
+			live = append(live, in)
 		}
 	}
-	return out
+	if len(live) == 0 {
+		return nil
+	}
+	return func(ctx context.Context, c Call) (context.Context, func(error)) {
+		var dones []func(error)
+		for _, in := range live {
+			var done func(error)
+			if ctx, done = in(ctx, c); done != nil {
+				dones = append(dones, done)
+			}
+		}
+		if len(dones) == 0 {
+			return ctx, nil
+		}
+		return ctx, func(err error) {
+			for i := len(dones) - 1; i >= 0; i-- {
+				dones[i](err)
+			}
+		}
+	}
+}
+
+// finish hands err to done, when set, and returns it.
+func finish(done func(error), err error) error {
+	if done != nil {
+		done(err)
+	}
+	return err
 }
 
 type interceptedMaestro struct {
@@ -86,15 +107,13 @@ func maestroCall(verb, consumer, name string) Call {
 	return Call{Client: ClientMaestro, Verb: verb, Consumer: consumer, Name: name}
 }
 
-func (m interceptedMaestro) Get(ctx context.Context, consumer, name string) (w *workv1.ManifestWork, err error) {
-	err = m.in(ctx, maestroCall("Get", consumer, name), func(ctx context.Context) error {
-		w, err = m.next.Get(ctx, consumer, name)
-		return err
-	})
-	return w, err
+func (m interceptedMaestro) Get(ctx context.Context, consumer, name string) (*workv1.ManifestWork, error) {
+	ctx, done := m.in(ctx, maestroCall("Get", consumer, name))
+	w, err := m.next.Get(ctx, consumer, name)
+	return w, finish(done, err)
 }
 
-func (m interceptedMaestro) GetBundles(ctx context.Context, keys []BundleKey) (ws []*workv1.ManifestWork, err error) {
+func (m interceptedMaestro) GetBundles(ctx context.Context, keys []BundleKey) ([]*workv1.ManifestWork, error) {
 	c := Call{Client: ClientMaestro, Verb: "GetBundles", Keys: len(keys)}
 	if len(keys) > 0 {
 		c.Consumer = keys[0].Consumer
@@ -105,39 +124,31 @@ func (m interceptedMaestro) GetBundles(ctx context.Context, keys []BundleKey) (w
 			}
 		}
 	}
-	err = m.in(ctx, c, func(ctx context.Context) error {
-		ws, err = m.next.GetBundles(ctx, keys)
-		return err
-	})
-	return ws, err
+	ctx, done := m.in(ctx, c)
+	ws, err := m.next.GetBundles(ctx, keys)
+	return ws, finish(done, err)
 }
 
-func (m interceptedMaestro) Create(ctx context.Context, consumer string, work *workv1.ManifestWork, read CreateRead) (w *workv1.ManifestWork, err error) {
-	err = m.in(ctx, maestroCall("Create", consumer, work.Name), func(ctx context.Context) error {
-		w, err = m.next.Create(ctx, consumer, work, read)
-		return err
-	})
-	return w, err
+func (m interceptedMaestro) Create(ctx context.Context, consumer string, work *workv1.ManifestWork, read CreateRead) (*workv1.ManifestWork, error) {
+	ctx, done := m.in(ctx, maestroCall("Create", consumer, work.Name))
+	w, err := m.next.Create(ctx, consumer, work, read)
+	return w, finish(done, err)
 }
 
-func (m interceptedMaestro) Update(ctx context.Context, consumer string, observed, desired *workv1.ManifestWork) (w *workv1.ManifestWork, err error) {
-	err = m.in(ctx, maestroCall("Update", consumer, desired.Name), func(ctx context.Context) error {
-		w, err = m.next.Update(ctx, consumer, observed, desired)
-		return err
-	})
-	return w, err
+func (m interceptedMaestro) Update(ctx context.Context, consumer string, observed, desired *workv1.ManifestWork) (*workv1.ManifestWork, error) {
+	ctx, done := m.in(ctx, maestroCall("Update", consumer, desired.Name))
+	w, err := m.next.Update(ctx, consumer, observed, desired)
+	return w, finish(done, err)
 }
 
 func (m interceptedMaestro) Delete(ctx context.Context, consumer, name string) error {
-	return m.in(ctx, maestroCall("Delete", consumer, name), func(ctx context.Context) error {
-		return m.next.Delete(ctx, consumer, name)
-	})
+	ctx, done := m.in(ctx, maestroCall("Delete", consumer, name))
+	return finish(done, m.next.Delete(ctx, consumer, name))
 }
 
 func (m interceptedMaestro) Redelete(ctx context.Context, consumer, name string) error {
-	return m.in(ctx, maestroCall("Redelete", consumer, name), func(ctx context.Context) error {
-		return m.next.Redelete(ctx, consumer, name)
-	})
+	ctx, done := m.in(ctx, maestroCall("Redelete", consumer, name))
+	return finish(done, m.next.Redelete(ctx, consumer, name))
 }
 
 type interceptedKube struct {
@@ -149,40 +160,31 @@ func kubeCall(verb string, ref KubeRef) Call {
 	return Call{Client: ClientKubernetes, Verb: verb, Name: objectName(ref), Kind: ref.APIVersion + "/" + ref.Kind}
 }
 
-func (k interceptedKube) Get(ctx context.Context, ref KubeRef) (o *unstructured.Unstructured, err error) {
-	err = k.in(ctx, kubeCall("Get", ref), func(ctx context.Context) error {
-		o, err = k.next.Get(ctx, ref)
-		return err
-	})
-	return o, err
+func (k interceptedKube) Get(ctx context.Context, ref KubeRef) (*unstructured.Unstructured, error) {
+	ctx, done := k.in(ctx, kubeCall("Get", ref))
+	o, err := k.next.Get(ctx, ref)
+	return o, finish(done, err)
 }
 
-func (k interceptedKube) List(ctx context.Context, ref KubeRef, labels map[string]string) (os []*unstructured.Unstructured, err error) {
-	err = k.in(ctx, kubeCall("List", ref), func(ctx context.Context) error {
-		os, err = k.next.List(ctx, ref, labels)
-		return err
-	})
-	return os, err
+func (k interceptedKube) List(ctx context.Context, ref KubeRef, labels map[string]string) ([]*unstructured.Unstructured, error) {
+	ctx, done := k.in(ctx, kubeCall("List", ref))
+	os, err := k.next.List(ctx, ref, labels)
+	return os, finish(done, err)
 }
 
-func (k interceptedKube) Create(ctx context.Context, obj *unstructured.Unstructured) (o *unstructured.Unstructured, err error) {
-	err = k.in(ctx, kubeCall("Create", refOfObject(obj)), func(ctx context.Context) error {
-		o, err = k.next.Create(ctx, obj)
-		return err
-	})
-	return o, err
+func (k interceptedKube) Create(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	ctx, done := k.in(ctx, kubeCall("Create", refOfObject(obj)))
+	o, err := k.next.Create(ctx, obj)
+	return o, finish(done, err)
 }
 
-func (k interceptedKube) Apply(ctx context.Context, obj *unstructured.Unstructured) (o *unstructured.Unstructured, err error) {
-	err = k.in(ctx, kubeCall("Apply", refOfObject(obj)), func(ctx context.Context) error {
-		o, err = k.next.Apply(ctx, obj)
-		return err
-	})
-	return o, err
+func (k interceptedKube) Apply(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	ctx, done := k.in(ctx, kubeCall("Apply", refOfObject(obj)))
+	o, err := k.next.Apply(ctx, obj)
+	return o, finish(done, err)
 }
 
 func (k interceptedKube) Delete(ctx context.Context, ref KubeRef, propagation string) error {
-	return k.in(ctx, kubeCall("Delete", ref), func(ctx context.Context) error {
-		return k.next.Delete(ctx, ref, propagation)
-	})
+	ctx, done := k.in(ctx, kubeCall("Delete", ref))
+	return finish(done, k.next.Delete(ctx, ref, propagation))
 }

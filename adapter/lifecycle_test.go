@@ -107,11 +107,11 @@ func newLifecycleRun(t *testing.T, tr lifecycleTransport, foreign any) *lifecycl
 		LookupEnv: func(string) (string, bool) { return "", false },
 		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil))}
 	setTransport(&opts)
-	count := func(ctx context.Context, c adapter.Call, next func(context.Context) error) error {
+	count := func(ctx context.Context, c adapter.Call) (context.Context, func(error)) {
 		if c.Verb != "Get" && c.Verb != "GetBundles" && c.Verb != "List" {
 			r.writes++
 		}
-		return next(ctx)
+		return ctx, nil
 	}
 	if opts.Maestro != nil {
 		opts.Maestro = adapter.InterceptMaestro(opts.Maestro, count)

@@ -53,16 +53,14 @@ func Interceptor(t trace.Tracer) adapter.Interceptor {
 	if t == nil {
 		return nil
 	}
-	return func(ctx context.Context, c adapter.Call, next func(context.Context) error) error {
+	return func(ctx context.Context, c adapter.Call) (context.Context, func(error)) {
 		ctx, span := t.Start(ctx, c.Client+"."+c.Verb, trace.WithSpanKind(trace.SpanKindClient),
 			trace.WithAttributes(callAttributes(c)...))
-		err := next(ctx)
 		notFound := AttrNotFound
 		if c.Client == adapter.ClientKubernetes {
 			notFound = AttrKubeNotFound
 		}
-		end(span, err, notFound)
-		return err
+		return ctx, func(err error) { end(span, err, notFound) }
 	}
 }
 
