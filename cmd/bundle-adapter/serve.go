@@ -116,7 +116,7 @@ var servePlanned = runPlan
 // runPlan builds the clients of plan, connects, and consumes until ctx
 // is done.
 func runPlan(ctx context.Context, cfg *config.Config, plan *startPlan, listen listeners, log *slog.Logger) error {
-	tp, err := setupTracing(context.WithoutCancel(ctx), cfg, log)
+	tp, err := setupTracing(context.WithoutCancel(ctx), plan.tracing, plan.tracingWarns, log)
 	if err != nil {
 		return err
 	}
