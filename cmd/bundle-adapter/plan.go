@@ -45,7 +45,13 @@ type startPlan struct {
 // with the names it derives, and tracing (tracingPlan: the files the OTLP
 // exporter would read). A nil cfg.Broker (validate without
 // --broker-config) skips the consumer. Every problem is reported at once.
-func planServe(cfg *config.Config, log *slog.Logger) (*startPlan, error) {
+//
+// With shadow the plan is a shadow replica's (useShadow) and its derived
+// names are the ones checked. Without, the names a shadow of this config
+// would derive are checked too (a shadow started later must not fail on
+// them), and a subscription whose name ends in "-shadow" (a shadow's) is
+// refused.
+func planServe(cfg *config.Config, shadow bool, log *slog.Logger) (*startPlan, error) {
 	p := &startPlan{}
 	var errs []error
 	useMaestro, useKube := cfg.Transports()
@@ -71,7 +77,11 @@ func planServe(cfg *config.Config, log *slog.Logger) (*startPlan, error) {
 		errs = append(errs, err)
 	}
 	if cfg.Broker != nil {
-		errs = append(errs, p.planConsumer(cfg, log))
+		err := p.planConsumer(cfg, log)
+		if err == nil {
+			err = p.planShadowNames(shadow)
+		}
+		errs = append(errs, err)
 	}
 	var err error
 	p.tracing, p.tracingWarns, err = tracingPlan(cfg)
