@@ -20,7 +20,8 @@ const shadowSuffix = "-shadow"
 // the live adapter. The subscription id gets the suffix "-shadow" (the
 // RabbitMQ queue "<topic>-<subscription_id>-shadow", the Pub/Sub
 // subscription "<subscription_id>-shadow"), and so does a Pub/Sub
-// subscription the broker config names; a name that already ends in
+// subscription and dead-letter topic the broker config names (the shadow's
+// dead letters never reach the live adapter's); a name that already ends in
 // "-shadow" is kept, so a config can name the shadow queue itself.
 func (p *startPlan) useShadow() {
 	p.shadow = true
@@ -31,6 +32,9 @@ func (p *startPlan) useShadow() {
 		p.pubsub.SubscriptionID = withShadowSuffix(p.pubsub.SubscriptionID)
 		if p.pubsub.Subscription != "" {
 			p.pubsub.Subscription = withShadowSuffix(p.pubsub.Subscription)
+		}
+		if p.pubsub.DeadLetterTopic != "" { // else derived from the subscription
+			p.pubsub.DeadLetterTopic = withShadowSuffix(p.pubsub.DeadLetterTopic)
 		}
 	}
 }

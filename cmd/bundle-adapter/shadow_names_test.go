@@ -2,6 +2,8 @@ package main
 
 import (
 	"os"
+
+	"github.com/bundle-adapter/bundle-adapter/broker/pubsub"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,6 +54,12 @@ func TestShadowNamesChecked(t *testing.T) {
 		{"rabbitmq shadow naming its own queue", "onprem", "onprem-bundles", "onprem-bundles-shadow", true, ""},
 		{"pubsub subscription of 251 bytes: its shadow's is 258", "gcp", "gcp-bundles", long(251), false, "shadow replica"},
 		{"pubsub live subscription ending in -shadow", "gcp", "gcp-bundles", "gcp-bundles-shadow", false, `ends in "-shadow"`},
+		// Round-4 variants.
+		{"pubsub subscription of 247 bytes with the example's own dead-letter topic", "gcp", "gcp-bundles", long(247), false, ""},
+		{"pubsub subscription of 244 bytes passes", "gcp", "gcp-bundles", long(244), false, ""},
+		{"rabbitmq subscription of -shadow alone", "onprem", "onprem-bundles", "x-shadow", false, `ends in "-shadow"`},
+		{"rabbitmq -SHADOW in capitals is not the suffix", "onprem", "onprem-bundles", "onprem-SHADOW", false, ""},
+		{"rabbitmq shadow of a shadow's name is kept", "onprem", "onprem-bundles", "a-shadow-shadow", true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,5 +80,18 @@ func TestShadowNamesChecked(t *testing.T) {
 				t.Errorf("validate %d, serve started %v; want both refusing with %q\nvalidate: %s\nserve: %s", code, started, tt.want, errOut, serveErr)
 			}
 		})
+	}
+}
+
+// A shadow's Pub/Sub dead-letter topic is its own even when the broker
+// config names one (round 4 of issue 43: the shadow shared the live
+// adapter's, so Pub/Sub forwarded the shadow's undeliverable messages, and
+// the shadow published its dead letters, where operators read the live
+// adapter's).
+func TestShadowDeadLetterTopicIsItsOwn(t *testing.T) {
+	p := startPlan{pubsub: &pubsub.Options{Topic: "clusters", SubscriptionID: "a", DeadLetterTopic: "clusters-dead-letter"}}
+	p.useShadow()
+	if got := p.pubsub.DeadLetterTopic; got != "clusters-dead-letter-shadow" {
+		t.Errorf("shadow dead-letter topic %q, want clusters-dead-letter-shadow", got)
 	}
 }
