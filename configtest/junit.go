@@ -3,7 +3,6 @@ package configtest
 import (
 	"encoding/xml"
 	"fmt"
-	"os"
 	"strings"
 )
 
@@ -91,10 +90,13 @@ func count(c *caseReport) int {
 	return n
 }
 
-func writeJUnit(path string, reports []*fileReport) error {
+// writeJUnit writes the report through writeReplacing: never over one of
+// the run's inputs, a non-regular file, or through a link leaving the
+// folder.
+func writeJUnit(path string, reports []*fileReport, inputs []string) error {
 	data, err := xml.MarshalIndent(junitReport(reports), "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append([]byte(xml.Header), append(data, '\n')...), 0o644)
+	return writeReplacing(path, append([]byte(xml.Header), append(data, '\n')...), 0o644, inputs)
 }

@@ -63,6 +63,9 @@ type fileReport struct {
 	err     error
 	cases   []*caseReport
 	elapsed time.Duration
+	// inputs are the files the run read for it: the test file, its configs
+	// and documents; --junit never writes over one.
+	inputs []string
 }
 
 // Run runs the test files named by paths (a folder: every *_test.yaml and
@@ -79,7 +82,11 @@ func Run(paths []string, o Options) int {
 	}
 	code := summarize(o, reports)
 	if o.JUnit != "" {
-		if err := writeJUnit(o.JUnit, reports); err != nil {
+		var inputs []string
+		for _, fr := range reports {
+			inputs = append(inputs, fr.inputs...)
+		}
+		if err := writeJUnit(o.JUnit, reports, inputs); err != nil {
 			fmt.Fprintln(o.Err, "error: --junit:", err)
 			return ExitInvalid
 		}
@@ -141,12 +148,13 @@ func configfileUnwrap(err error) error {
 // file when a case failed.
 func runFile(path string, o Options) *fileReport {
 	start := time.Now()
-	fr := &fileReport{path: path}
+	fr := &fileReport{path: path, inputs: append([]string{path}, declaredInputs(path)...)}
 	t, err := load(path)
 	if err != nil {
 		fr.err = err
 		return fr
 	}
+	fr.inputs = append(fr.inputs, t.docFiles()...)
 	var edits []edit
 	for _, c := range t.cases {
 		cstart := time.Now()

@@ -3,7 +3,6 @@ package configtest
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"regexp"
 	"sort"
 	"strconv"
@@ -51,7 +50,15 @@ func caseEdits(c *caseReport) (edits []edit, ok bool) {
 // the text: comments, blank lines and layout stay as they were. Otherwise
 // the document is encoded again (comments and key order kept, blank lines
 // and indentation normalized).
+//
+// The file is written through writeReplacing (a temporary file renamed
+// over it; never through a link leaving its folder, never over a config or
+// document the test uses). Edits of anchored or aliased values are refused
+// (anchoredEdit), and so is a result that does not parse as YAML.
 func writeFile(t *loaded, edits []edit) error {
+	if err := anchoredEdit(t.root, edits); err != nil {
+		return fmt.Errorf("%s: --update: %w", t.path, err)
+	}
 	out, ok := splice(t.data, edits)
 	if !ok {
 		for _, e := range edits {
@@ -70,11 +77,12 @@ func writeFile(t *loaded, edits []edit) error {
 		}
 		out = b.Bytes()
 	}
-	st, err := os.Stat(t.path)
-	if err != nil {
-		return fmt.Errorf("%s: --update: %w", t.path, err)
+	var check yaml.Node
+	if err := yaml.Unmarshal(out, &check); err != nil {
+		return fmt.Errorf("%s: --update: not rewritten: the result would not parse: %w", t.path, err)
 	}
-	if err := os.WriteFile(t.path, out, st.Mode().Perm()); err != nil {
+	inputs := append(declaredInputs(t.path), t.docFiles()...)
+	if err := writeReplacing(t.path, out, 0o644, inputs); err != nil {
 		return fmt.Errorf("%s: --update: %w", t.path, err)
 	}
 	return nil

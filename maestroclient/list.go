@@ -26,12 +26,13 @@ const (
 	DefaultListPageSize = 1000
 )
 
-// maxListBundles bounds what one List pages through: past it (or past
-// the count Maestro gave with the first page, plus listSlackPages) the
-// paging is taken as never-ending and List fails.
+// maxListBundles bounds what one List pages through: a first page that
+// counts more, or paging past the pages the first page's count allows
+// plus listSlackPages (bundles created while listing), is taken as
+// never-ending and List fails.
 const (
 	maxListBundles = 1_000_000
-	listSlackPages = 10
+	listSlackPages = 1
 )
 
 // ListPage receives each page of List, one call per request (an empty
@@ -58,10 +59,14 @@ type ListStats struct {
 // paging may skip one anyway).
 //
 // Offset paging under concurrent change may skip a bundle or list one
-// twice; a full page that repeats only bundles of the page before (a
-// server that ignores the page) or paging that does not end within the count of
-// the first page plus listSlackPages (at most maxListBundles) fails with
-// ErrInvalid. The error names the page; pages handed before it stand.
+// twice; a full page whose every bundle was on a page seen before (a
+// server that ignores the page, or cycles through pages A, B, A, B), a
+// first page counting more than maxListBundles, or paging that does not
+// end within the pages the first page's count allows plus listSlackPages
+// fails with ErrInvalid. The error names the page; pages handed before it
+// stand. The worst a hostile server can make a List cost is then the
+// first count's pages of new bundles, at most maxListBundles bundles
+// (docs/reliability.md has it measured).
 func (c *Client) List(ctx context.Context, size int, page ListPage) (ListStats, error) {
 	size = min(max(size, MinListPageSize), MaxListPageSize)
 	if strings.ContainsAny(c.opts.SourceID, `'"\`) {
@@ -95,7 +100,7 @@ type lister struct {
 	page     ListPage
 	maxPages int
 	stats    ListStats
-	prev     map[string]struct{} // the ids of the page before
+	seen     map[string]struct{} // the ids of every page so far
 }
 
 // next reads page n and hands it on; false when it was the last.
@@ -111,17 +116,18 @@ func (l *lister) next(ctx context.Context, n int) (bool, error) {
 	}
 	l.stats.Pages++
 	if n == 1 {
-		l.maxPages = min(l.maxPages, got.Total/l.size+listSlackPages)
+		if err := l.firstCount(got.Total); err != nil {
+			return false, err
+		}
 	}
-	ids := make(map[string]struct{}, len(got.Items))
 	keys := make([]adapter.BundleKey, 0, len(got.Items))
 	works := make([]*workv1.ManifestWork, 0, len(got.Items))
 	repeated := 0
 	for _, item := range got.Items {
-		if _, ok := l.prev[item.id]; ok {
+		if _, ok := l.seen[item.id]; ok {
 			repeated++
 		}
-		ids[item.id] = struct{}{}
+		l.seen[item.id] = struct{}{}
 		if item.id != l.c.bundleID(item.consumer, item.work.Name) {
 			l.stats.Skipped++
 			continue
@@ -131,14 +137,25 @@ func (l *lister) next(ctx context.Context, n int) (bool, error) {
 	}
 	if len(got.Items) >= l.size && repeated == len(got.Items) {
 		return false, wrapCall("list", "*", "page "+strconv.Itoa(n),
-			fmt.Errorf("%w: resource bundle list: page %d repeats the page before", adapter.ErrInvalid, n))
+			fmt.Errorf("%w: resource bundle list: page %d holds only bundles of pages seen before", adapter.ErrInvalid, n))
 	}
-	l.prev = ids
 	if err := l.page(keys, works); err != nil { // an empty page too: one call a request
 		return false, err
 	}
 	l.stats.Bundles += len(keys)
 	return len(got.Items) >= l.size && n*l.size < got.Total, nil
+}
+
+// firstCount bounds the paging by the count of the first page: its pages
+// plus listSlackPages, and refuses a count over maxListBundles.
+func (l *lister) firstCount(total int) error {
+	if total > maxListBundles {
+		return wrapCall("list", "*", "page 1", fmt.Errorf("%w: resource bundle list counts %d bundles, more than the %d a List reads",
+			adapter.ErrInvalid, total, maxListBundles))
+	}
+	l.maxPages = min(l.maxPages, (max(total, 0)+l.size-1)/l.size+listSlackPages)
+	l.seen = make(map[string]struct{}, min(max(total, 0), 100_000))
+	return nil
 }
 
 // listAnswer is one decoded page of the resource bundle list.

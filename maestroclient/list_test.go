@@ -23,7 +23,7 @@ type fakeList struct {
 	mu       sync.Mutex
 	bundles  []string // "consumer/name", listed in this order
 	foreign  int      // items whose id is not this source's id of their name, first
-	mode     string   // "", "ignore-page", "never-ending", "huge-page", "503"
+	mode     string   // "", "ignore-page", "cycle", "never-ending", "inflated", "max-count", "huge-page", "503"
 	requests []string
 	c        *Client
 }
@@ -43,6 +43,9 @@ func (f *fakeList) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if f.mode == "ignore-page" {
 		page = 1
 	}
+	if f.mode == "cycle" { // pages A, B, A, B, ... of a list counting a million
+		page = (page-1)%2 + 1
+	}
 	all := make([]string, 0, f.foreign+len(f.bundles))
 	for i := range f.foreign {
 		all = append(all, fmt.Sprintf(`{"id":"foreign-%d","consumer_name":"c1","version":1,"metadata":{"name":"x%d"},"manifests":[]}`, i, i))
@@ -53,12 +56,23 @@ func (f *fakeList) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			f.c.bundleID(consumer, name), consumer, name, consumer))
 	}
 	total := len(all)
-	if f.mode == "never-ending" { // every page full of new bundles, and more to come
+	if f.mode == "cycle" {
+		total = maxListBundles
+	}
+	if f.mode == "never-ending" || f.mode == "inflated" || f.mode == "max-count" { // every page full of new bundles, and more to come
 		total = size * (page + 1)
-		all = nil
-		for i := range size * page {
-			all = append(all, fmt.Sprintf(`{"id":%q,"consumer_name":"c1","version":1,"metadata":{"name":"n%d"},"manifests":[]}`, f.c.bundleID("c1", fmt.Sprint("n", i)), i))
+		switch f.mode {
+		case "inflated":
+			total = 2 * maxListBundles
+		case "max-count":
+			total = maxListBundles
 		}
+		var items []string // only this page's items are made
+		for i := (page - 1) * size; i < size*page; i++ {
+			items = append(items, fmt.Sprintf(`{"id":%q,"consumer_name":"c1","version":1,"metadata":{"name":"n%d"},"manifests":[]}`, f.c.bundleID("c1", fmt.Sprint("n", i)), i))
+		}
+		fmt.Fprintf(w, `{"kind":"ResourceBundleList","page":%d,"size":%d,"total":%d,"items":[%s]}`, page, len(items), total, strings.Join(items, ","))
+		return
 	}
 	lo, hi := min((page-1)*size, len(all)), min(page*size, len(all))
 	items := all[lo:hi]
@@ -162,6 +176,11 @@ func TestListStops(t *testing.T) {
 	}{
 		{"repeated page", "ignore-page", nil, adapter.ErrInvalid, 2},
 		{"never-ending paging", "never-ending", nil, adapter.ErrInvalid, 20/10 + listSlackPages}, // the first page says 20
+		// Issue 43, finding 9: the repeat check compared with the page
+		// before only, and a count of a million or more was followed to
+		// the hard cap (100,000 requests at size 10).
+		{"pages A, B, A, B", "cycle", nil, adapter.ErrInvalid, 3},
+		{"a count over the bound", "inflated", nil, adapter.ErrInvalid, 1},
 		{"page longer than asked", "huge-page", nil, adapter.ErrInvalid, 1},
 		{"server unavailable", "503", nil, adapter.ErrUnavailable, 1},
 		{"page callback fails", "", stop, stop, 1},

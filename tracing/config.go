@@ -1,6 +1,7 @@
 package tracing
 
 import (
+	"crypto/tls"
 	"fmt"
 	"strconv"
 	"strings"
@@ -66,6 +67,13 @@ type Config struct {
 	// requests: tracecontext and baggage are known, none means no
 	// header at all.
 	Propagators []string
+	// TLS is the exporter's TLS configuration from the files the
+	// OTEL_EXPORTER_OTLP_*CERTIFICATE and *CLIENT_KEY variables name
+	// (ReadFiles; nil: none set). FilesRead says ReadFiles ran: Setup
+	// refuses an OTLP endpoint while one of those variables is set and
+	// they were not read, rather than let the exporter read them.
+	TLS       *tls.Config
+	FilesRead bool
 }
 
 // FromEnv reads the configuration from the environment through lookup

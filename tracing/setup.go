@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc/credentials"
 )
 
 // ScopeName is the instrumentation scope of every span the adapter starts.
@@ -93,15 +94,36 @@ func (p *Provider) Shutdown(ctx context.Context) error {
 	return p.tp.Shutdown(ctx)
 }
 
+// exporter builds the exporter c describes. For OTLP, the files of the
+// FileEnv variables were read by ReadFiles (c.TLS); they are removed from
+// the environment before the exporter, which reads its variables when it
+// is built, is.
 func exporter(ctx context.Context, c Config, stdout io.Writer) (sdktrace.SpanExporter, error) {
-	switch {
-	case c.Endpoint.IsZero():
+	if c.Endpoint.IsZero() {
 		return newJSONExporter(stdout), nil
-	case c.Protocol == ProtocolHTTP:
-		return otlptracehttp.New(ctx)
-	default:
-		return otlptracegrpc.New(ctx)
 	}
+	if !c.FilesRead {
+		for _, name := range FileEnv {
+			if v, _ := os.LookupEnv(name); v != "" {
+				return nil, fmt.Errorf("%s is set and its file was not read through tracing.ReadFiles", name)
+			}
+		}
+	}
+	if err := hideFileEnv(); err != nil {
+		return nil, err
+	}
+	if c.Protocol == ProtocolHTTP {
+		var opts []otlptracehttp.Option
+		if c.TLS != nil {
+			opts = append(opts, otlptracehttp.WithTLSClientConfig(c.TLS))
+		}
+		return otlptracehttp.New(ctx, opts...)
+	}
+	var opts []otlptracegrpc.Option
+	if c.TLS != nil {
+		opts = append(opts, otlptracegrpc.WithTLSCredentials(credentials.NewTLS(c.TLS)))
+	}
+	return otlptracegrpc.New(ctx, opts...)
 }
 
 func newResource(ctx context.Context, c Config) (*resource.Resource, error) {

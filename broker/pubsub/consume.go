@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,12 +38,19 @@ type Consumer struct {
 var _ broker.Consumer = (*Consumer)(nil)
 
 // New connects, creates what is missing (see the package documentation)
-// and returns a Consumer that does not receive yet. An error means invalid
+// and returns a Consumer that does not receive yet. Unless ReadFiles ran,
+// it runs it with os.LookupEnv. An error means invalid
 // options, no connection, or a missing permission.
 func New(ctx context.Context, o Options) (*Consumer, error) {
 	o = o.withDefaults()
 	if err := o.validate(); err != nil {
 		return nil, err
+	}
+	if !o.FilesRead {
+		var err error
+		if o, err = o.ReadFiles(os.LookupEnv); err != nil {
+			return nil, fmt.Errorf("pubsub options: %w", err)
+		}
 	}
 	o.Logger = o.Logger.With("broker", "googlepubsub", "subscription", o.SubscriptionName())
 	client, err := pubsub.NewClient(ctx, o.ProjectID, clientOptions(o)...)
@@ -76,7 +84,11 @@ func New(ctx context.Context, o Options) (*Consumer, error) {
 }
 
 func clientOptions(o Options) []option.ClientOption {
-	return append(endpointOptions(o), o.ClientOptions...)
+	opts := endpointOptions(o)
+	if o.credentials != nil {
+		opts = append(opts, o.credentials)
+	}
+	return append(opts, o.ClientOptions...)
 }
 
 // Options are the options in effect, defaults applied.

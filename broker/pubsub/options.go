@@ -84,6 +84,12 @@ type Options struct {
 	DrainTimeout time.Duration
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
+	// FilesRead says ReadFiles ran (it sets it): New runs it otherwise, so
+	// the files the Google libraries would read on their own are read once,
+	// bounded, whichever path built the options.
+	FilesRead bool
+	// credentials are ReadFiles' credentials, handed to the client as bytes.
+	credentials option.ClientOption
 }
 
 // SubscriptionName is the subscription id: Subscription, or the

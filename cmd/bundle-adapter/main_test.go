@@ -169,6 +169,9 @@ func TestVersion(t *testing.T) {
 }
 
 func TestMain(m *testing.M) {
+	if os.Getenv(execCLIEnv) == "1" { // the test binary run as the CLI (execCLI)
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	os.Unsetenv("MAESTRO_CONSUMER")
 	os.Exit(m.Run())
 }

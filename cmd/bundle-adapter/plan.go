@@ -12,6 +12,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/kubeclient"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
+	"github.com/bundle-adapter/bundle-adapter/tracing"
 )
 
 // startPlan is everything serve builds from the config before it connects
@@ -32,15 +33,25 @@ type startPlan struct {
 	pubsub     *pubsub.Options
 	// shadow: serve --shadow (useShadow).
 	shadow bool
+	// tracing and tracingWarns: tracingPlan's.
+	tracing      tracing.Config
+	tracingWarns []string
 }
 
 // planServe checks cfg as serve's start-up would, without the network:
 // the transports the task needs (config.Transports) and their clients'
 // options (TLS files read, a kubeconfig file loaded), the task against
 // the environment (adapter.CheckTask), and the broker consumer's options
-// with the names it derives. A nil cfg.Broker (validate without
+// with the names it derives, and tracing (tracingPlan: the files the OTLP
+// exporter would read). A nil cfg.Broker (validate without
 // --broker-config) skips the consumer. Every problem is reported at once.
-func planServe(cfg *config.Config, log *slog.Logger) (*startPlan, error) {
+//
+// With shadow the plan is a shadow replica's (useShadow) and its derived
+// names are the ones checked. Without, the names a shadow of this config
+// would derive are checked too (a shadow started later must not fail on
+// them), and a subscription whose name ends in "-shadow" (a shadow's) is
+// refused.
+func planServe(cfg *config.Config, shadow bool, log *slog.Logger) (*startPlan, error) {
 	p := &startPlan{}
 	var errs []error
 	useMaestro, useKube := cfg.Transports()
@@ -66,8 +77,15 @@ func planServe(cfg *config.Config, log *slog.Logger) (*startPlan, error) {
 		errs = append(errs, err)
 	}
 	if cfg.Broker != nil {
-		errs = append(errs, p.planConsumer(cfg, log))
+		err := p.planConsumer(cfg, log)
+		if err == nil {
+			err = p.planShadowNames(shadow)
+		}
+		errs = append(errs, err)
 	}
+	var err error
+	p.tracing, p.tracingWarns, err = tracingPlan(cfg)
+	errs = append(errs, err)
 	return p, errors.Join(errs...)
 }
 
@@ -88,6 +106,11 @@ func (p *startPlan) planConsumer(cfg *config.Config, log *slog.Logger) error {
 		if err := o.Check(); err != nil {
 			return fmt.Errorf("broker consumer (broker.googlepubsub of the broker config, clients.broker of the adapter config): %w", err)
 		}
+		read, err := o.ReadFiles(os.LookupEnv)
+		if err != nil {
+			return fmt.Errorf("broker consumer (broker.googlepubsub): %w", err)
+		}
+		p.pubsub = &read
 		return nil
 	default:
 		return fmt.Errorf("broker type %q is not supported", t)

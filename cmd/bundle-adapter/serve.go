@@ -97,12 +97,11 @@ type listeners struct{ health, metrics string }
 // 2, as validate's. With shadow, the plan is a shadow replica's
 // (startPlan.useShadow).
 func serve(ctx context.Context, cfg *config.Config, listen listeners, shadow bool, log *slog.Logger) error {
-	plan, err := planServe(cfg, log)
+	plan, err := planServe(cfg, shadow, log)
 	if err != nil {
 		return &exitError{code: exitInvalidConfig, err: err}
 	}
 	if shadow {
-		plan.useShadow()
 		log = log.With("mode", "shadow")
 		log.Info("shadow mode: nothing is written; decisions are compared with what is live", "subscription", plan.subscriptionName())
 	}
@@ -116,7 +115,7 @@ var servePlanned = runPlan
 // runPlan builds the clients of plan, connects, and consumes until ctx
 // is done.
 func runPlan(ctx context.Context, cfg *config.Config, plan *startPlan, listen listeners, log *slog.Logger) error {
-	tp, err := setupTracing(context.WithoutCancel(ctx), cfg, log)
+	tp, err := setupTracing(context.WithoutCancel(ctx), plan.tracing, plan.tracingWarns, log)
 	if err != nil {
 		return err
 	}

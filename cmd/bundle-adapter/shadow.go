@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 
@@ -19,7 +20,8 @@ const shadowSuffix = "-shadow"
 // the live adapter. The subscription id gets the suffix "-shadow" (the
 // RabbitMQ queue "<topic>-<subscription_id>-shadow", the Pub/Sub
 // subscription "<subscription_id>-shadow"), and so does a Pub/Sub
-// subscription the broker config names; a name that already ends in
+// subscription and dead-letter topic the broker config names (the shadow's
+// dead letters never reach the live adapter's); a name that already ends in
 // "-shadow" is kept, so a config can name the shadow queue itself.
 func (p *startPlan) useShadow() {
 	p.shadow = true
@@ -31,7 +33,59 @@ func (p *startPlan) useShadow() {
 		if p.pubsub.Subscription != "" {
 			p.pubsub.Subscription = withShadowSuffix(p.pubsub.Subscription)
 		}
+		if p.pubsub.DeadLetterTopic != "" { // else derived from the subscription
+			p.pubsub.DeadLetterTopic = withShadowSuffix(p.pubsub.DeadLetterTopic)
+		}
 	}
+}
+
+// planShadowNames checks the shadow's names: with shadow, p becomes the
+// shadow's plan (useShadow) and its options are checked again with the
+// suffixed names; without, a copy is, and a live subscription whose name
+// already ends in "-shadow" is refused: it would consume a shadow's queue
+// or subscription and split the live messages with it.
+func (p *startPlan) planShadowNames(shadow bool) error {
+	if !shadow {
+		if name := p.subscriptionName(); strings.HasSuffix(name, shadowSuffix) {
+			return fmt.Errorf("broker consumer: the subscription %q ends in %q, the suffix of a shadow replica's (serve --shadow): a live adapter consuming it would split the messages with the shadow; rename it, or run it with --shadow", name, shadowSuffix)
+		}
+		c := p.shadowCopy()
+		if err := c.checkConsumer(); err != nil {
+			return fmt.Errorf("broker consumer of a shadow replica (serve --shadow, subscription %q): %w", c.subscriptionName(), err)
+		}
+		return nil
+	}
+	p.useShadow()
+	if err := p.checkConsumer(); err != nil {
+		return fmt.Errorf("broker consumer (serve --shadow, subscription %q): %w", p.subscriptionName(), err)
+	}
+	return nil
+}
+
+// shadowCopy is a copy of p made a shadow's plan; p is left as it is.
+func (p *startPlan) shadowCopy() *startPlan {
+	c := *p
+	if p.rabbitmq != nil {
+		o := *p.rabbitmq
+		c.rabbitmq = &o
+	}
+	if p.pubsub != nil {
+		o := *p.pubsub
+		c.pubsub = &o
+	}
+	c.useShadow()
+	return &c
+}
+
+// checkConsumer checks the consumer's options as New would.
+func (p *startPlan) checkConsumer() error {
+	switch {
+	case p.rabbitmq != nil:
+		return p.rabbitmq.Check()
+	case p.pubsub != nil:
+		return p.pubsub.Check()
+	}
+	return nil
 }
 
 func withShadowSuffix(name string) string {

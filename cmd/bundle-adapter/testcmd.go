@@ -17,7 +17,7 @@ the in-memory Maestro, API server and HyperFleet API of dry-run, and checked
 against the step's expectations. A folder stands for every *_test.yaml under it.
 Exit codes: 0 every case passed, 1 a case failed, 2 a test file or its config
 is invalid (each error names file, line and field).`,
-		Args: cobra.MinimumNArgs(1),
+		Args: cobra.ArbitraryArgs, // no file is configtest.Run's exit 2, as documented
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Out, o.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			if code := configtest.Run(args, o); code != configtest.ExitPass {

@@ -42,7 +42,7 @@ func TestTestCommandExitCodes(t *testing.T) {
 		wantOut string
 		wantErr string
 	}{
-		{"no args", []string{"test"}, 1, "", "requires at least 1 arg"},
+		{"no args", []string{"test"}, 2, "", "no test files"}, // documented 2 (issue 43, finding 10); was 1
 		{"missing path", []string{"test", "testdata/no-such-dir"}, 2, "", "testdata/no-such-dir: no such file or directory"},
 		{"folder without tests", []string{"test", "testdata/hyperfleet-dryrun"}, 2, "", "no *_test.yaml files under it"},
 	}

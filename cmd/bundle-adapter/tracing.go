@@ -10,11 +10,27 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/tracing"
 )
 
-// setupTracing sets tracing up from the environment (HYPERFLEET_TRACING_ENABLED,
-// OTEL_*; see tracing.FromEnv). Off, the provider has no tracer and every
-// client and the pipeline start no span.
-func setupTracing(ctx context.Context, cfg *config.Config, log *slog.Logger) (*tracing.Provider, error) {
+// tracingPlan is tracing's part of the start plan: the configuration from
+// the environment (HYPERFLEET_TRACING_ENABLED, OTEL_*; see tracing.FromEnv)
+// and its warnings. With an OTLP endpoint, the files the exporter would
+// read on its own (tracing.FileEnv) are read here, once and bounded; an
+// error names the variable.
+func tracingPlan(cfg *config.Config) (tracing.Config, []string, error) {
 	c, warns := tracing.FromEnv(os.LookupEnv, cfg.Adapter.Info.Name, version)
+	if !c.Enabled || c.Endpoint.IsZero() {
+		return c, warns, nil
+	}
+	tlsConfig, err := tracing.ReadFiles(os.LookupEnv)
+	if err != nil {
+		return c, warns, err
+	}
+	c.TLS, c.FilesRead = tlsConfig, true
+	return c, warns, nil
+}
+
+// setupTracing sets tracing up as planned (tracingPlan). Off, the provider
+// has no tracer and every client and the pipeline start no span.
+func setupTracing(ctx context.Context, c tracing.Config, warns []string, log *slog.Logger) (*tracing.Provider, error) {
 	for _, w := range warns {
 		log.Warn("tracing: " + w)
 	}
@@ -32,6 +48,6 @@ func setupTracing(ctx context.Context, cfg *config.Config, log *slog.Logger) (*t
 		endpoint = "stdout"
 	}
 	log.Info("tracing on", "service_name", c.ServiceName, "protocol", c.Protocol, "endpoint", endpoint,
-		"sampler", c.Sampler, "sampler_arg", c.SamplerArg)
+		"sampler", c.Sampler, "sampler_arg", c.SamplerArg, "tls_from_env", c.TLS != nil)
 	return tp, nil
 }
