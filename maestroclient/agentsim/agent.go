@@ -115,6 +115,11 @@ type Options struct {
 	// sees (a recorder's hook: bench/soak writes them to its history). It
 	// runs on the informer's goroutine and must not block. Default nil.
 	OnSpec func(SpecEvent)
+	// OnReceive, when set, receives every spec event as Maestro sent it
+	// (decoded, before the agent's store takes it): what reached the agent,
+	// where OnSpec is what its informer saw. It runs on the agent client's
+	// receiving goroutine and must not block. Default nil.
+	OnReceive func(*workv1.ManifestWork)
 }
 
 // Agent is a running simulated agent. Stop it with Stop.
@@ -162,6 +167,7 @@ func Start(ctx context.Context, opts Options) (*Agent, error) {
 	local := newGuardedStore(func(name string) {
 		log.Info("kept a deletion the agent's own status write would have undone (sdk-go store race)", "name", name)
 	})
+	local.received = opts.OnReceive
 	works, err := newClient(ctx, opts, local)
 	if err != nil {
 		cancel()

@@ -32,6 +32,8 @@ type guardedStore struct {
 	// kept is called when a write of the agent's own was refused because
 	// it would have undone the deletion of the work named.
 	kept func(name string)
+	// received, when set, is handed every work Maestro sent, first.
+	received func(*workv1.ManifestWork)
 }
 
 func newGuardedStore(kept func(name string)) *guardedStore {
@@ -40,6 +42,9 @@ func newGuardedStore(kept func(name string)) *guardedStore {
 
 // HandleReceivedResource stores what Maestro sent, as sdk-go does.
 func (s *guardedStore) HandleReceivedResource(ctx context.Context, work *workv1.ManifestWork) error {
+	if s.received != nil {
+		s.received(work.DeepCopy())
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.AgentInformerWatcherStore.HandleReceivedResource(ctx, work)
