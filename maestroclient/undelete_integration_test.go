@@ -55,7 +55,7 @@ func TestNoWorkReturnsWhileDeleting(t *testing.T) {
 	maestroScript(t, "stop")
 	t.Cleanup(func() { maestroScript(t, "start") }) // no-op when running
 	maestroScript(t, "start")
-	held := map[string]string{} // the deletions the agent still holds
+	held := map[string]string{}   // the deletions the agent still holds
 	for name, uid := range uids { // the source clients reconnect as they send
 		eventually(t, time.Minute, "redelete "+name, func() error {
 			err := p.Redelete(t.Context(), consumer, name)
