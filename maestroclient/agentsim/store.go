@@ -29,8 +29,8 @@ import (
 type guardedStore struct {
 	*store.AgentInformerWatcherStore
 	mu sync.Mutex
-	// kept is called when a write of the agent's own was refused because
-	// it would have undone the deletion of the work named.
+	// kept is called when a write of the agent's own would have undone
+	// the deletion of the work named, and was stored deleting.
 	kept func(name string)
 	// received, when set, is handed every work Maestro sent, first.
 	received func(*workv1.ManifestWork)
@@ -56,9 +56,10 @@ func (s *guardedStore) Add(obj runtime.Object) error {
 	return s.AgentInformerWatcherStore.Add(obj)
 }
 
-// Update stores obj unless it is a live copy of a stored deleting work
-// (same uid): that write is dropped, the deletion kept, and nil returned
-// (what the patch published has gone out; only the agent's cache differs).
+// Update stores obj; a live copy of a stored deleting work (same uid) is
+// stored deleting: the write's status and finalizers are kept (an applied
+// report also puts the agent's finalizer on, without which no one answers
+// the deletion when the sweep is off), and so is the deletion.
 func (s *guardedStore) Update(obj runtime.Object) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -69,7 +70,9 @@ func (s *guardedStore) Update(obj runtime.Object) error {
 		}
 		if found && cur.UID == w.UID && cur.DeletionTimestamp != nil {
 			s.kept(w.Name)
-			return nil
+			w = w.DeepCopy()
+			w.DeletionTimestamp, w.Generation = cur.DeletionTimestamp, cur.Generation
+			obj = w
 		}
 	}
 	return s.AgentInformerWatcherStore.Update(obj)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -87,6 +88,11 @@ func TestStatusPatchNeverUndoesADeletion(t *testing.T) {
 			t.Logf("watch events: %v; cached deletionTimestamp %v", seen, cached.DeletionTimestamp)
 			if undone != tt.wantUndo || (cached.DeletionTimestamp == nil) != tt.wantUndo {
 				t.Errorf("deletion undone: watch %v, cache %v; want %v", undone, cached.DeletionTimestamp == nil, tt.wantUndo)
+			}
+			// The patch's own write is not lost: what it stores (status, and
+			// on an applied report the finalizer) is there, deleting or not.
+			if meta.FindStatusCondition(cached.Status.Conditions, workv1.WorkApplied) == nil {
+				t.Errorf("cached work lost the patch's status: %+v", cached.Status.Conditions)
 			}
 		})
 	}
