@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/grpc"
 	workv1client "open-cluster-management.io/api/client/work/clientset/versioned/typed/work/v1"
 	"open-cluster-management.io/sdk-go/pkg/cloudevents/clients/common"
 	"open-cluster-management.io/sdk-go/pkg/cloudevents/clients/utils"
@@ -30,7 +31,9 @@ type Client struct {
 	rest   *restReader
 	works  *sourceclient.ManifestWorkSourceClient
 	dialer *grpcoptions.GRPCDialer
-	cancel context.CancelFunc
+	// transport says whether works holds its gRPC connection.
+	transport *watchedTransport
+	cancel    context.CancelFunc
 	// libLog receives the libraries' logs; quiet once closed is set.
 	libLog slog.Handler
 	closed *atomic.Bool
@@ -70,13 +73,13 @@ func newClient(ctx context.Context, opts Options, rest *restReader, writes *budg
 	closed := new(atomic.Bool)
 	libLog := quietOnClose{opts.Logger.Handler(), closed}
 	life, cancel := context.WithCancel(withLibraryLogger(ctx, libLog))
-	works, err := newSourceClient(life, rest, dialer, opts)
+	works, transport, err := newSourceClient(life, rest, dialer, opts)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("maestroclient: source client for %s: %w", secret.MaskURL(opts.GRPCAddress), err)
 	}
 	return &Client{
-		opts: opts, log: opts.Logger, rest: rest, works: works,
+		opts: opts, log: opts.Logger, rest: rest, works: works, transport: transport,
 		dialer: dialer, cancel: cancel, libLog: libLog, closed: closed, sem: make(chan struct{}, 1),
 		writes: writes,
 	}, nil
@@ -120,7 +123,7 @@ func newDialer(opts Options) (*grpcoptions.GRPCDialer, error) {
 		return nil, fmt.Errorf("grpc: %w", err)
 	}
 	dialer := &grpcoptions.GRPCDialer{URL: opts.GRPCAddress, TLSConfig: tlsCfg,
-		KeepAliveOptions: opts.Keepalive.grpc()}
+		KeepAliveOptions: opts.Keepalive.grpc(), ExtraDialOpts: []grpc.DialOption{connectParams()}}
 	if opts.GRPCTokenFile != "" {
 		token, err := readSmallFile(opts.GRPCTokenFile)
 		if err != nil {

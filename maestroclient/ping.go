@@ -4,14 +4,39 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/bundle-adapter/bundle-adapter/internal/secret"
 )
 
 // Ping asks Maestro's REST API for its root (GET /api/maestro/v1) over the
-// pool's own REST connection, so with the same TLS settings as every read.
-// It does not wait for a read slot. nil means Maestro answered below 500;
-// an error is a transport failure (unreachable, TLS refused) or a 5xx.
+// pool's own REST connection, so with the same TLS settings as every read,
+// and checks that every source client holds its gRPC connection. It does
+// not wait for a read slot. nil means Maestro answered below 500 and no
+// client is waiting to reconnect; an error is a transport failure
+// (unreachable, TLS refused), a 5xx, or the clients still reconnecting
+// (their writes fail meanwhile; see ReconnectMaxDelay).
 func (p *Pool) Ping(ctx context.Context) error {
-	return p.clients[0].rest.ping(ctx)
+	if err := p.clients[0].rest.ping(ctx); err != nil {
+		return err
+	}
+	return p.reconnecting()
+}
+
+// reconnecting names the source clients waiting to reconnect, nil if none.
+func (p *Pool) reconnecting() error {
+	var down []string
+	for i, c := range p.clients {
+		if !c.transport.connected() {
+			down = append(down, strconv.Itoa(i))
+		}
+	}
+	if len(down) == 0 {
+		return nil
+	}
+	return fmt.Errorf("gRPC source connection to %s lost: client %s of %d reconnecting (writes fail meanwhile)",
+		secret.MaskURL(p.clients[0].opts.GRPCAddress), strings.Join(down, ", "), len(p.clients))
 }
 
 func (r *restReader) ping(ctx context.Context) error {

@@ -26,25 +26,28 @@ import (
 // source's status events only when opts.Status wants them (the bundle
 // view): otherwise the subscription only cost CPU on both ends, Maestro
 // encoding every agent status update for every client of a source and
-// each client decoding it and dropping it.
+// each client decoding it and dropping it. The transport it returns tells
+// whether the client holds its connection (see watchedTransport).
 func newSourceClient(ctx context.Context, rest *restReader, dialer *grpcoptions.GRPCDialer,
-	opts Options) (*sourceclient.ManifestWorkSourceClient, error) {
+	opts Options) (*sourceclient.ManifestWorkSourceClient, *watchedTransport, error) {
 	sourceID := opts.SourceID
 	grpcOpts := &grpcoptions.GRPCOptions{Dialer: dialer}
 	if opts.ServerHealthinessTimeout > 0 {
 		grpcOpts.ServerHealthinessTimeout = &opts.ServerHealthinessTimeout
 	}
-	ce, err := ceclients.NewCloudEventSourceClient[*workv1.ManifestWork](ctx,
-		grpcoptions.NewSourceOptions(grpcOpts, sourceID, workpayload.ManifestBundleEventDataType),
+	sourceOpts := grpcoptions.NewSourceOptions(grpcOpts, sourceID, workpayload.ManifestBundleEventDataType)
+	transport := &watchedTransport{CloudEventTransport: sourceOpts.CloudEventsTransport}
+	sourceOpts.CloudEventsTransport = transport
+	ce, err := ceclients.NewCloudEventSourceClient[*workv1.ManifestWork](ctx, sourceOpts,
 		nil, nil, // no resync: no lister and no status hashes needed
 		sourcecodec.NewManifestBundleCodec())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if opts.Status != nil {
 		subscribeStatus(ctx, ce, opts.Status)
 	}
-	return sourceclient.NewManifestWorkSourceClient(sourceID, &restStore{rest: rest, sourceID: sourceID}, ce), nil
+	return sourceclient.NewManifestWorkSourceClient(sourceID, &restStore{rest: rest, sourceID: sourceID}, ce), transport, nil
 }
 
 // restStore is the store the sdk-go work client consults before it

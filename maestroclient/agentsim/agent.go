@@ -29,7 +29,6 @@ import (
 	"open-cluster-management.io/sdk-go/pkg/cloudevents/clients/options"
 	agentclient "open-cluster-management.io/sdk-go/pkg/cloudevents/clients/work/agent/client"
 	"open-cluster-management.io/sdk-go/pkg/cloudevents/clients/work/agent/codec"
-	"open-cluster-management.io/sdk-go/pkg/cloudevents/clients/work/store"
 	grpcoptions "open-cluster-management.io/sdk-go/pkg/cloudevents/generic/options/grpc"
 )
 
@@ -116,6 +115,11 @@ type Options struct {
 	// sees (a recorder's hook: bench/soak writes them to its history). It
 	// runs on the informer's goroutine and must not block. Default nil.
 	OnSpec func(SpecEvent)
+	// OnReceive, when set, receives every spec event as Maestro sent it
+	// (decoded, before the agent's store takes it): what reached the agent,
+	// where OnSpec is what its informer saw. It runs on the agent client's
+	// receiving goroutine and must not block. Default nil.
+	OnReceive func(*workv1.ManifestWork)
 }
 
 // Agent is a running simulated agent. Stop it with Stop.
@@ -123,7 +127,7 @@ type Agent struct {
 	opts    Options
 	log     *slog.Logger
 	works   workv1client.ManifestWorkInterface
-	store   *store.AgentInformerWatcherStore
+	store   *guardedStore
 	lister  worklisters.ManifestWorkNamespaceLister
 	queue   workqueue.TypedRateLimitingInterface[string]
 	cancel  context.CancelFunc
@@ -160,7 +164,10 @@ func Start(ctx context.Context, opts Options) (*Agent, error) {
 	}
 	log := opts.Logger.With("agent", opts.Consumer)
 	ctx, cancel := context.WithCancel(klog.NewContext(ctx, logr.FromSlogHandler(log.Handler()).V(1)))
-	local := store.NewAgentInformerWatcherStore()
+	local := newGuardedStore(func(name string) {
+		log.Info("kept a deletion the agent's own status write would have undone (sdk-go store race)", "name", name)
+	})
+	local.received = opts.OnReceive
 	works, err := newClient(ctx, opts, local)
 	if err != nil {
 		cancel()
@@ -182,7 +189,7 @@ func Start(ctx context.Context, opts Options) (*Agent, error) {
 // newClient connects sdk-go's work agent client as work.NewAgentClientHolder
 // does, starting its deletion sweep unless opts.NoDeletionSweep: the sweep
 // lives as long as the context NewManifestWorkAgentClient is given.
-func newClient(ctx context.Context, opts Options, local *store.AgentInformerWatcherStore) (
+func newClient(ctx context.Context, opts Options, local *guardedStore) (
 	*agentclient.ManifestWorkAgentClient, error) {
 	grpcOpts := &grpcoptions.GRPCOptions{Dialer: &grpcoptions.GRPCDialer{URL: opts.BrokerAddress}}
 	clientOpts := options.NewGenericClientOptions(grpcOpts, codec.NewManifestBundleCodec(), opts.Consumer+"-agentsim").

@@ -106,7 +106,7 @@ func (a *Agent) fault(w *workv1.ManifestWork, count map[string]int, limit int, w
 	}
 	cached := w.DeepCopy()
 	change(cached)
-	if err := a.store.Update(cached); err != nil {
+	if err := a.store.forceUpdate(cached); err != nil {
 		return false, fmt.Errorf("%s: %w", what, err) // retried: the fault happens next time
 	}
 	a.mu.Lock()
