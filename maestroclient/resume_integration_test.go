@@ -96,8 +96,7 @@ func (w *poolWriter) create(i int) error {
 		if maestroclient.PoolClientIndex(w.p, w.consumer, name) != i {
 			continue
 		}
-		ctx := adapter.WithReadAbsent(w.t.Context())
-		_, err := w.p.Create(ctx, w.consumer, bundle(name, "v1"))
+		_, err := w.p.Create(w.t.Context(), w.consumer, bundle(name, "v1"), adapter.ReadAbsent)
 		return err
 	}
 }

@@ -39,7 +39,7 @@ func TestNoWorkReturnsWhileDeleting(t *testing.T) {
 	uids := map[string]string{} // by name
 	for i := range n {
 		name := fmt.Sprintf("u%02d-%s", i, unique("b"))
-		w, err := p.Create(adapter.WithReadAbsent(t.Context()), consumer, bundle(name, "v1"))
+		w, err := p.Create(t.Context(), consumer, bundle(name, "v1"), adapter.ReadAbsent)
 		if err != nil {
 			t.Fatalf("create %s: %v", name, err)
 		}
