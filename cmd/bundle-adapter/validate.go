@@ -1,14 +1,19 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 )
 
 func newValidateCmd() *cobra.Command {
 	var f configFlags
+	var strict bool
 	cmd := &cobra.Command{
 		Use:   "validate",
 		Short: "Check the config files; exit 0 when valid, 2 with every error on stderr",
@@ -17,15 +22,24 @@ included) and runs serve's start-up checks short of connecting (planServe):
 the transport clients' options and TLS files, a kubeconfig file, the
 environment the task config reads, and with --broker-config the consumer's
 queue, exchange or subscription names. A config validate passes is one
-serve starts; only what it connects to can still stop it.`,
+serve starts; only what it connects to can still stop it.
+
+With --strict, any warning (of the config files or of the start-up
+checks) makes validate exit 2, so CI can refuse what would only be
+logged: a param reading a name nothing declares, a payload leaf that can
+fail without a default, a field the ManifestWork type drops.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := f.load(cmd)
 			if err != nil {
 				return err
 			}
-			if _, err := planServe(cfg, slog.New(slog.DiscardHandler)); err != nil {
+			warns := &warnCounter{w: cmd.ErrOrStderr()}
+			if _, err := planServe(cfg, slog.New(warns)); err != nil {
 				return &exitError{code: exitInvalidConfig, err: err}
+			}
+			if n := len(cfg.Warnings()) + int(warns.n.Load()); strict && n > 0 {
+				return &exitError{code: exitInvalidConfig, err: fmt.Errorf("%d warning(s) and --strict: %w", n, errStrict)}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "valid: %s (%d params, %d preconditions, %d bundles)\n",
 				cfg.Adapter.Info.Name, len(cfg.Task.Params), len(cfg.Task.Preconditions), len(cfg.Task.Resources))
@@ -33,5 +47,32 @@ serve starts; only what it connects to can still stop it.`,
 		},
 	}
 	f.register(cmd, true)
+	cmd.Flags().BoolVar(&strict, "strict", false, "exit 2 on any warning, as on an error")
 	return cmd
 }
+
+var errStrict = errors.New("validate --strict refuses warnings")
+
+// warnCounter is the start-up checks' logger under validate: records at
+// warn and above are printed as warnings and counted (for --strict);
+// anything below is dropped.
+type warnCounter struct {
+	w io.Writer
+	n atomic.Int64
+}
+
+func (h *warnCounter) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+
+func (h *warnCounter) Handle(_ context.Context, r slog.Record) error {
+	h.n.Add(1)
+	msg := r.Message
+	r.Attrs(func(a slog.Attr) bool {
+		msg += " " + a.String()
+		return true
+	})
+	_, err := fmt.Fprintf(h.w, "warning: %s\n", msg)
+	return err
+}
+
+func (h *warnCounter) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *warnCounter) WithGroup(string) slog.Handler      { return h }
