@@ -69,3 +69,40 @@ func TestMissingValueFailsTheResourceAdapter1(t *testing.T) {
 		})
 	}
 }
+
+// The same on the Maestro transport: the maestro shape's ManifestWork uses
+// .clusterName in a label and in a manifest's data; a cluster without a
+// name fails the bundle (RenderFailed, naming .clusterName and the ref
+// file) and no Maestro write is made.
+func TestMissingValueFailsTheBundleMaestro(t *testing.T) {
+	dir := filepath.Join("testdata", "hyperfleet-shapes", "maestro")
+	code, out, errOut := runCLI(t, "dry-run", "-c", filepath.Join(dir, "adapter-config.yaml"),
+		"-t", filepath.Join(dir, "task-config.yaml"), "--event", filepath.Join(dir, "event.json"),
+		"--api-responses", filepath.Join(dir, "api-responses-no-name.json"), "--now", "2026-11-30T10:00:00Z", "--output", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	if strings.Contains(out, "<no value>") {
+		t.Errorf("the report holds <no value>:\n%s", out)
+	}
+	r := decodeReport(t, out)
+	// The operation reported differs by transport (create on Maestro, none
+	// on kubernetes: the lead's one-flow issue); the state and reason agree.
+	if len(r.Bundles) != 1 || r.Bundles[0].State != "failed" {
+		t.Fatalf("outcomes %s, want shapeWork failed", outcomes(r))
+	}
+	b := r.Bundles[0]
+	for _, w := range []string{"{{ .clusterName }}", "has no value", "manifestwork.yaml"} {
+		if !strings.Contains(b.Error, w) {
+			t.Errorf("error %q does not name %q", b.Error, w)
+		}
+	}
+	if b.Reason != "RenderFailed" {
+		t.Errorf("reason %s, want RenderFailed", b.Reason)
+	}
+	for _, c := range r.MaestroCalls {
+		if c["verb"] != "get" && c["verb"] != "getBundles" {
+			t.Errorf("a Maestro write for a failed bundle: %v", c)
+		}
+	}
+}
