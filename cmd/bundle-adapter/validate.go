@@ -1,14 +1,13 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"sync/atomic"
 
 	"github.com/spf13/cobra"
+
+	"github.com/bundle-adapter/bundle-adapter/memrun"
 )
 
 func newValidateCmd() *cobra.Command {
@@ -34,11 +33,15 @@ fail without a default, a field the ManifestWork type drops.`,
 			if err != nil {
 				return err
 			}
-			warns := &warnCounter{w: cmd.ErrOrStderr()}
-			if _, err := planServe(cfg, slog.New(warns)); err != nil {
+			warns := &memrun.Warnings{} // the start-up checks' warnings, printed as the files' are
+			_, err = planServe(cfg, slog.New(warns))
+			for _, w := range warns.List() {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
+			}
+			if err != nil {
 				return &exitError{code: exitInvalidConfig, err: err}
 			}
-			if n := len(cfg.Warnings()) + int(warns.n.Load()); strict && n > 0 {
+			if n := len(cfg.Warnings()) + len(warns.List()); strict && n > 0 {
 				return &exitError{code: exitInvalidConfig, err: fmt.Errorf("%d warning(s) and --strict: %w", n, errStrict)}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "valid: %s (%d params, %d preconditions, %d bundles)\n",
@@ -52,27 +55,3 @@ fail without a default, a field the ManifestWork type drops.`,
 }
 
 var errStrict = errors.New("validate --strict refuses warnings")
-
-// warnCounter is the start-up checks' logger under validate: records at
-// warn and above are printed as warnings and counted (for --strict);
-// anything below is dropped.
-type warnCounter struct {
-	w io.Writer
-	n atomic.Int64
-}
-
-func (h *warnCounter) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
-
-func (h *warnCounter) Handle(_ context.Context, r slog.Record) error {
-	h.n.Add(1)
-	msg := r.Message
-	r.Attrs(func(a slog.Attr) bool {
-		msg += " " + a.String()
-		return true
-	})
-	_, err := fmt.Fprintf(h.w, "warning: %s\n", msg)
-	return err
-}
-
-func (h *warnCounter) WithAttrs([]slog.Attr) slog.Handler { return h }
-func (h *warnCounter) WithGroup(string) slog.Handler      { return h }
