@@ -39,7 +39,7 @@ const DefaultAdoptions = bundles.DefaultMemoSize
 // resourceIdentifier.namespace) or drops compare alike. b.fingerprint is
 // the desired one (decide asked for it first); a bundle the memo answered
 // is rendered here, once per object version.
-func (r *eventRun) adoptBundle(b *bundle) bool {
+func (r *eventRun) adoptBundle(b *bundle, t *maestroTarget) bool {
 	m := b.obs.meta()
 	if m == nil || b.fingerprint == "" {
 		return false
@@ -50,10 +50,7 @@ func (r *eventRun) adoptBundle(b *bundle) bool {
 			return fp == b.fingerprint
 		}
 	}
-	if _, err := r.render(b); err != nil {
-		return false
-	}
-	desired, err := b.desiredWork()
+	desired, err := t.desiredWork(r, b)
 	if err != nil {
 		return false
 	}
@@ -93,9 +90,9 @@ var errNoWork = errors.New("no work")
 // adoptObject reports whether the observed kubernetes object, without a
 // fingerprint annotation, already holds every field of the rendered one
 // (bundles.Contains: what the API server adds is ignored).
-func (r *eventRun) adoptObject(b *bundle) bool {
+func (r *eventRun) adoptObject(b *bundle, k *kubeTarget) bool {
 	live := b.obs.obj
-	if live == nil || b.kube == nil || b.kube.desired == nil {
+	if live == nil || k.desired == nil {
 		return false
 	}
 	key, keyed := adoptionKey("kubernetes", live.GetAPIVersion(), live.GetKind(), live.GetNamespace(), live.GetName(),
@@ -105,7 +102,7 @@ func (r *eventRun) adoptObject(b *bundle) bool {
 			return fp == b.fingerprint
 		}
 	}
-	if !bundles.Contains(live.Object, b.kube.desired.Object) {
+	if !bundles.Contains(live.Object, k.desired.Object) {
 		return false
 	}
 	if keyed {

@@ -31,7 +31,7 @@ func handMade(t *testing.T, gen int64) *harness {
 		delete(w.Annotations, bundles.FingerprintAnnotation)
 		w.ResourceVersion, w.UID, w.Generation = "", "", 0
 		w.Status = workv1.ManifestWorkStatus{}
-		if _, err := h.store.Create(context.Background(), "c1", w); err != nil {
+		if _, err := h.store.Create(context.Background(), "c1", w, adapter.Unread); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -119,7 +119,7 @@ func kubeMade(t *testing.T, rev string) *kubeHarness {
 	return h
 }
 
-func TestKubeAdoptionWritesNothingWhenContentMatches(t *testing.T) {
+func TestKubernetesAdoptionIgnoresWhatTheServerAdds(t *testing.T) {
 	h := kubeMade(t, "1")
 	for i := range 2 {
 		res := h.event(nil)
@@ -133,7 +133,7 @@ func TestKubeAdoptionWritesNothingWhenContentMatches(t *testing.T) {
 	}
 }
 
-func TestKubeAdoptionWritesOnceWhenContentDiffers(t *testing.T) {
+func TestKubernetesAdoptionWritesOnceWhenContentDiffers(t *testing.T) {
 	h := kubeMade(t, "1")
 	res := h.event(map[string]any{"rev": "2"})
 	wantOutcome(t, outcome(t, res, "ns"), adapter.OpUnchanged, adapter.StateDone, adapter.ReasonAdopted)

@@ -6,6 +6,9 @@
 //   - Maestro (maestro.go): read, create, update and delete ManifestWork
 //     bundles. maestroclient implements it on the real server,
 //     maestroclient/memmaestro in memory.
+//   - Kube (kube.go): read, create, apply and delete Kubernetes objects
+//     (transport.client: kubernetes). kubeclient implements it on
+//     client-go, kubeclient/memkube in memory.
 //   - API (api.go): the HyperFleet API. hyperfleetapi implements it over
 //     HTTP, hyperfleetapi/apistub with canned answers.
 //
@@ -16,8 +19,10 @@
 // deletion is an outcome, and the next event continues where this one
 // stopped.
 //
-// The decision is one function, decide (decide.go), over what Maestro
-// reported at the start of the event; the table next to it maps each
+// The reconcile flow is written once (reconcile.go) over a transport
+// interface (transport.go), one file per transport (transport_maestro.go,
+// transport_kube.go). The decision is one function, decide (decide.go),
+// over what the transport reported at the start of the event; the table next to it maps each
 // decision to the Operation, State and Reason reported in Outcome, in
 // status conditions and in metrics. docs/architecture.md draws the flow.
 package adapter

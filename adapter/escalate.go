@@ -103,9 +103,13 @@ func (r *eventRun) redeleteThenRead(ctx context.Context, b *bundle, op Operation
 	r.log.Warn("stalled deletion: delete sent again",
 		"bundle", b.res.Name, "consumer", b.consumer, "work", b.workName, "operation", op,
 		"attempt", attempt, "pending_seconds", int64(age/time.Second))
-	err := r.p.maestro.Redelete(ctx, b.consumer, b.workName)
+	rd, ok := b.t.(redeleter)
+	if !ok {
+		return false // never: redeleteDue is bound only for a redeleter
+	}
+	err := rd.redelete(ctx, r, b)
 	if err != nil && !errors.Is(err, ErrNotFound) {
-		r.fail(b, reasonFor(err), err)
+		r.fail(b, b.t.reason(err), err)
 		return false
 	}
 	return r.readAfterDelete(ctx, b, op)

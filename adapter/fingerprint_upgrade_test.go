@@ -83,7 +83,7 @@ func TestFingerprintUpgradeRewritesOnce(t *testing.T) {
 		w.Annotations[bundles.FingerprintAnnotation] = fingerprintV1(t, w)
 		w.ResourceVersion, w.UID, w.Generation = "", "", 0
 		w.Status = workv1.ManifestWorkStatus{}
-		if _, err := h.store.Create(context.Background(), "c1", w); err != nil {
+		if _, err := h.store.Create(context.Background(), "c1", w, adapter.Unread); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -19,7 +19,7 @@ import (
 // "", "*", blank or not a name fails the resource (RenderFailed) before
 // any request, so a List never runs in every namespace on an event's say
 // and delete.when never deletes an object of another tenant's namespace.
-func TestKubeScopeCannotBeWidenedByData(t *testing.T) {
+func TestKubernetesScopeCannotBeWidenedByData(t *testing.T) {
 	long := strings.Repeat("a", 64)
 	cases := []struct {
 		name   string
@@ -122,7 +122,7 @@ func (s *straying) Get(ctx context.Context, ref adapter.KubeRef) (*unstructured.
 // object a List or Get answered from outside it (another namespace, other
 // labels, another name) fails the resource (KubernetesError) and is never
 // deleted, whatever the server says.
-func TestKubeObservedOutsideTheScopeIsNeverDeleted(t *testing.T) {
+func TestKubernetesObservedOutsideTheScopeIsNeverDeleted(t *testing.T) {
 	cm := func(ns, name string, labels map[string]any) *unstructured.Unstructured {
 		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 			"metadata": map[string]any{"name": name, "namespace": ns, "labels": labels, "uid": "u-" + ns}}}
@@ -189,7 +189,7 @@ func TestKubeObservedOutsideTheScopeIsNeverDeleted(t *testing.T) {
 // Every namespace stays the config's to choose: a discovery.namespace
 // written literally as "*" (or absent) lists in every namespace and acts
 // on what it finds there, as before.
-func TestKubeLiteralStarStillListsEveryNamespace(t *testing.T) {
+func TestKubernetesLiteralStarStillListsEveryNamespace(t *testing.T) {
 	for _, ns := range []string{`namespace: "*"`, ``} {
 		t.Run(ns, func(t *testing.T) {
 			path := t.TempDir() + "/task.yaml"

@@ -14,7 +14,7 @@ import (
 // A delete decided on an observed object names that object's uid, so that
 // a replica that recreated the object meanwhile keeps its fresh one (the
 // API server refuses a delete whose uid precondition does not match).
-func TestKubeDeleteNamesTheObservedUID(t *testing.T) {
+func TestKubernetesDeleteNamesTheObservedUID(t *testing.T) {
 	h := newKubeHarness(t)
 	old := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "Namespace",

@@ -115,7 +115,7 @@ func TestCELTimeoutNamesTheLimit(t *testing.T) {
 	}
 }
 
-// An expression whose cost exceeds config.CELCostLimit fails naming the
+// An expression whose cost exceeds celenv.CELCostLimit fails naming the
 // cost limit, whatever the timeout (a string function over 11 MB costs
 // 1.1 million).
 func TestCELCostLimitNamesTheLimit(t *testing.T) {

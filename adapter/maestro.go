@@ -18,7 +18,8 @@ import (
 //     existed, or the agent confirmed its deletion). While a deletion is pending
 //     Get returns the bundle with metadata.deletionTimestamp set.
 //   - Create returns ErrAlreadyExists when a bundle of that name exists,
-//     including one that is being deleted; nothing is created then.
+//     including one that is being deleted; nothing is created then. read
+//     says what the caller read of the bundle before (CreateRead).
 //     It returns ErrConsumerNotRegistered when the consumer is unknown.
 //   - Update returns ErrUnderDeletion when the bundle carries a
 //     deletionTimestamp (Maestro answers 409), ErrNotFound when it is gone.
@@ -37,7 +38,7 @@ import (
 //     server rejected as malformed; retrying it cannot help.
 type Maestro interface {
 	Get(ctx context.Context, consumer, name string) (*workv1.ManifestWork, error)
-	Create(ctx context.Context, consumer string, work *workv1.ManifestWork) (*workv1.ManifestWork, error)
+	Create(ctx context.Context, consumer string, work *workv1.ManifestWork, read CreateRead) (*workv1.ManifestWork, error)
 	// Update replaces the bundle's labels, annotations and spec with those of
 	// desired. observed is the bundle as last read; implementations may use it
 	// to compute a patch.
@@ -51,6 +52,24 @@ type Maestro interface {
 	// same sentinels as Get's (ErrUnavailable is worth retrying).
 	GetBundles(ctx context.Context, keys []BundleKey) ([]*workv1.ManifestWork, error)
 }
+
+// CreateRead is what the caller of Maestro.Create read of the bundle
+// before, an explicit argument of every create.
+type CreateRead bool
+
+// CreateRead values.
+const (
+	// Unread: the caller did not read the bundle in this event; an
+	// implementation checks for an existing one itself if it must.
+	Unread CreateRead = false
+	// ReadAbsent: the caller read the bundle in this event and Maestro
+	// answered 404 (ErrNotFound). An implementation may then skip an
+	// existence check of its own before it publishes, relying on Maestro,
+	// which refuses a create of a bundle that exists, deleting or not;
+	// Create must still return ErrAlreadyExists then. The pipeline creates
+	// only after such a read, never on the view's word.
+	ReadAbsent CreateRead = true
+)
 
 // BundleKey addresses one bundle: its consumer (target cluster) and name.
 type BundleKey struct {

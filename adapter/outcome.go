@@ -1,5 +1,12 @@
 package adapter
 
+import (
+	"errors"
+	"time"
+
+	"github.com/bundle-adapter/bundle-adapter/task"
+)
+
 // Operation is what the reconciler did, or is doing, to a bundle.
 type Operation string
 
@@ -87,5 +94,76 @@ func (o Outcome) celValue() map[string]any {
 		"error":          o.Error,
 		"consumer":       o.Consumer,
 		"workName":       o.WorkName,
+	}
+}
+
+// Outcome bookkeeping: how the flow (reconcile.go) records what a
+// decision and its write left a resource in.
+
+// reportObserved reports a decision whose write is done or not needed, from
+// what Maestro shows: unchanged, a deletion in progress (pending or, past the
+// rule's deadline, stalled), or a delete already done (404).
+func (r *eventRun) reportObserved(b *bundle, op Operation) {
+	switch {
+	case op == OpUnchanged:
+		r.done(b, OpUnchanged)
+	case !b.obs.present():
+		r.done(b, op)
+	default:
+		r.pending(b, op, b.obs.pendingFor(r.now))
+	}
+}
+
+func (r *eventRun) done(b *bundle, op Operation) {
+	b.out.Operation, b.out.State = op, StateDone
+	b.out.Reason = reasons[op][StateDone]
+	b.out.PendingSeconds = 0
+}
+
+func (r *eventRun) pending(b *bundle, op Operation, waited time.Duration) {
+	b.out.Operation = op
+	b.out.PendingSeconds = int64(waited / time.Second)
+	b.out.State = StatePending
+	if waited > r.deadline(b, op) {
+		b.out.State = StateStalled
+	}
+	b.out.Redeletes = escalationFor(b.res.Lifecycle, op).sent(waited)
+	b.out.Reason = reasons[op][b.out.State]
+}
+
+// deadline is the deletion_deadline of the rule behind op (default 10m).
+func (r *eventRun) deadline(b *bundle, op Operation) time.Duration {
+	lc := b.res.Lifecycle
+	switch {
+	case lc == nil:
+	case op == OpDelete && lc.Delete != nil:
+		return lc.Delete.DeletionDeadline.D()
+	case op != OpDelete && lc.Recreate != nil:
+		return lc.Recreate.DeletionDeadline.D()
+	}
+	return task.DefaultDeletionDeadline
+}
+
+func (r *eventRun) fail(b *bundle, reason string, err error) {
+	b.out.State, b.out.Reason = StateFailed, reason
+	b.out.Error, b.out.err = err.Error(), err
+	r.phaseError("resources", b.res.Name, err)
+}
+
+// reasonFor names the reason of a failed resource.
+func reasonFor(err error) string {
+	var re *renderError
+	var ce *celError
+	switch {
+	case errors.Is(err, ErrConsumerNotRegistered):
+		return ReasonConsumerNotRegistered
+	case errors.Is(err, ErrUnavailable):
+		return ReasonMaestroUnavailable
+	case errors.As(err, &re):
+		return ReasonRenderFailed
+	case errors.As(err, &ce):
+		return ReasonRuleFailed
+	default:
+		return ReasonMaestroError
 	}
 }

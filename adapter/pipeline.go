@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"os"
-	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -45,7 +44,7 @@ type Options struct {
 	// preconditions, captures, lifecycle rules, post payloads and
 	// conditions), each on its own; zero means DefaultCELTimeout. CEL
 	// checks it every 100 comprehension iterations; a single costly call
-	// outside a loop is caught by config.CELCostLimit instead. An
+	// outside a loop is caught by celenv.CELCostLimit instead. An
 	// evaluation past either limit fails with an error naming the limit and
 	// the expression's YAML path, reported like any CEL error (Health
 	// False, the event redelivered).
@@ -107,6 +106,48 @@ type Pipeline struct {
 	// adoptions remembers what adopting an observed object found, keyed by
 	// that object's identity and version (adopt.go).
 	adoptions *bundles.Memo
+
+	// transports is the transport of each resource of the task.
+	transports map[*task.Resource]transport
+	// viewServes: the view may serve the event's Maestro bundles (see
+	// discoverFromView, viewCanServe).
+	viewServes bool
+}
+
+// viewCanServe reports whether the view may serve a task's Maestro bundles:
+// when no Kubernetes resource comes before a Maestro one. The view's trial
+// decides every bundle before any write, with the outcomes of the bundles
+// before it; an object reconciled before a bundle has an outcome the
+// bundle's rules may read (bundles.<name>) that the trial cannot know yet,
+// so such a task reads Maestro on every event. Objects are read as always.
+func viewCanServe(tc *task.TaskConfig) bool {
+	seenKube := false
+	for i := range tc.Resources {
+		switch {
+		case tc.Resources[i].IsKubernetes():
+			seenKube = true
+		case seenKube:
+			return false
+		}
+	}
+	return true
+}
+
+// transportOrder is the order in which an event's transports read their
+// resources at pre-discovery.
+var transportOrder = []transport{kubeTransport{}, maestroTransport{}}
+
+// transportsOf is the transport of each resource of tc.
+func transportsOf(tc *task.TaskConfig) map[*task.Resource]transport {
+	out := make(map[*task.Resource]transport, len(tc.Resources))
+	for i := range tc.Resources {
+		res := &tc.Resources[i]
+		out[res] = transport(maestroTransport{})
+		if res.IsKubernetes() {
+			out[res] = kubeTransport{}
+		}
+	}
+	return out
 }
 
 // New checks the options and returns a pipeline.
@@ -117,9 +158,13 @@ func New(o Options) (*Pipeline, error) {
 	p := &Pipeline{task: o.Task, info: o.Adapter, maestro: o.Maestro, kube: o.Kube, view: o.View, api: o.API,
 		clock: o.Clock, env: o.LookupEnv, log: o.Logger, celTimeout: o.CELTimeout,
 		templateTimeout: o.TemplateTimeout, config: o.Config, tracer: o.Tracer,
-		recreations: newRecreations(), adoptions: bundles.NewMemo(DefaultAdoptions)}
+		recreations: newRecreations(), adoptions: bundles.NewMemo(DefaultAdoptions), transports: transportsOf(o.Task)}
+	p.viewServes = p.view != nil && viewCanServe(o.Task)
 	if p.maestro != nil {
-		p.maestro = counting{p.maestro}
+		p.maestro = InterceptMaestro(p.maestro, countRequests)
+	}
+	if p.kube != nil {
+		p.kube = InterceptKube(p.kube, countRequests)
 	}
 	if p.clock == nil {
 		p.clock = time.Now
@@ -169,8 +214,8 @@ func memoReads(tc *task.TaskConfig) map[*task.Resource][][]string {
 // whether it should be acknowledged, redelivered or dead-lettered.
 func (p *Pipeline) Run(ctx context.Context, ev Event) *Result {
 	r := newRun(p, ev)
-	var requests atomic.Int64
-	ctx = withRequestCounter(ctx, &requests)
+	var requests requestCounts
+	ctx = withRequestCounts(ctx, &requests)
 	r.ctx = ctx
 	r.withTraceID(ctx)
 	ok := r.phase(ctx, SpanParams, r.resolveParams) && r.phase(ctx, SpanPreconditions, r.checkPreconditions)
@@ -182,32 +227,10 @@ func (p *Pipeline) Run(ctx context.Context, ev Event) *Result {
 	if !r.gone {
 		r.phase(ctx, SpanPost, func(ctx context.Context) bool { r.runPost(ctx); return true })
 	}
-	r.result.MaestroRequests = int(requests.Load())
+	r.result.MaestroRequests = int(requests.maestro.Load())
+	r.result.KubeRequests = int(requests.kube.Load())
 	r.result.finish()
 	return r.result
-}
-
-// reconcileBundles pre-discovers every bundle (one read for all, or one
-// each; see discover), so every rule sees every bundle, then reconciles them
-// in config order. A failure of one bundle is reported and the others still
-// run.
-func (r *eventRun) reconcileBundles(ctx context.Context) {
-	bs := make([]*bundle, len(r.p.task.Resources))
-	for i := range r.p.task.Resources {
-		bs[i] = r.resolve(&r.p.task.Resources[i])
-	}
-	if !r.discoverFromView(ctx, bs) {
-		r.discover(ctx, bs)
-	}
-	for _, b := range bs {
-		bctx, span := r.p.startSpan(ctx, SpanBundle)
-		if b.out.State != StateFailed {
-			r.reconcile(bctx, b)
-		}
-		endBundle(span, &b.out)
-		r.result.Bundles = append(r.result.Bundles, b.out)
-		r.bundles[b.res.Name] = b.out.celValue()
-	}
 }
 
 func (r *eventRun) skipBundles() {

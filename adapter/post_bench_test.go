@@ -45,7 +45,7 @@ func (m *benchMaestro) GetBundles(ctx context.Context, keys []BundleKey) ([]*wor
 	return out, nil
 }
 
-func (m *benchMaestro) Create(_ context.Context, consumer string, work *workv1.ManifestWork) (*workv1.ManifestWork, error) {
+func (m *benchMaestro) Create(_ context.Context, consumer string, work *workv1.ManifestWork, _ CreateRead) (*workv1.ManifestWork, error) {
 	w := work.DeepCopy()
 	w.Namespace, w.Generation = consumer, 1
 	now := metav1.NewTime(time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC))

@@ -110,12 +110,16 @@ func (rs *recreations) expire(now time.Time) {
 // bundle deleted otherwise and created again unchanged stays a create)
 // confirmed within RecreationMemory. b is rendered.
 func (r *eventRun) endsRecreation(b *bundle) (replaced string, ends bool) {
-	fp, seen := r.p.recreations.seen(BundleKey{Consumer: b.consumer, Name: b.workName}, r.now)
+	rk, ok := b.t.(recreationKeyed)
+	if !ok {
+		return "", false
+	}
+	fp, seen := r.p.recreations.seen(rk.recreationKey(b), r.now)
 	if seen && fp != "" {
 		return fp, true
 	}
-	if ts, ok := r.p.view.(Tombstones); ok {
-		old, confirmed, found := ts.Tombstone(b.consumer, b.workName)
+	if ts, ok := b.t.(tombstoned); ok {
+		old, confirmed, found := ts.tombstone(r, b)
 		if found && old != "" && old != b.fingerprint && r.now.Sub(confirmed) <= RecreationMemory {
 			return old, true
 		}
@@ -141,7 +145,11 @@ func withReplaced(work *workv1.ManifestWork, fp string) *workv1.ManifestWork {
 // recall updates the memory with a bundle's outcome: a recreation pending
 // or stalled is noted, any other outcome done forgets it.
 func (r *eventRun) recall(b *bundle) {
-	k := BundleKey{Consumer: b.consumer, Name: b.workName}
+	rk, ok := b.t.(recreationKeyed)
+	if !ok {
+		return
+	}
+	k := rk.recreationKey(b)
 	switch o := &b.out; {
 	case o.Operation == OpRecreate && (o.State == StatePending || o.State == StateStalled):
 		r.p.recreations.note(k, r.now, b.obs.fingerprint())

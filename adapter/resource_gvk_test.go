@@ -31,7 +31,7 @@ func TestResourceVarHasAPIVersionAndKind(t *testing.T) {
 // On the kubernetes transport resources.<name> is the live object, with its
 // apiVersion and kind as the API server serves them (hyperfleet-adapter's
 // k8sclient reads it the same way), found by name or by labels.
-func TestKubeResourceVarHasAPIVersionAndKind(t *testing.T) {
+func TestKubernetesResourceVarHasAPIVersionAndKind(t *testing.T) {
 	h := newKubeHarness(t)
 	for i := 0; i < 2; i++ { // create, then read back
 		if res := h.event(nil); res.Err() != nil {

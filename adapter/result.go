@@ -61,9 +61,11 @@ type Result struct {
 	// required field): redelivering it cannot help.
 	InvalidEvent bool
 	// MaestroRequests is how many Maestro calls the event made (a
-	// GetBundles counts one). View says whether its pre-discovery came
-	// from the view (Options.View).
+	// GetBundles counts one), KubeRequests how many Kubernetes API calls.
+	// View says whether its pre-discovery came from the view
+	// (Options.View).
 	MaestroRequests int
+	KubeRequests    int
 	View            ViewUse
 	// NullLeaves counts, by payload name, the payload leaves without a
 	// default whose expression failed and that were built as null, as

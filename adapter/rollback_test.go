@@ -85,7 +85,7 @@ func TestRollbackThenBackAdoptsOrWritesOnce(t *testing.T) {
 // The same on the kubernetes transport: an object another writer replaced
 // (a PUT: this adapter's annotations gone) is adopted when its content is
 // the rendered one, and written once otherwise.
-func TestKubeRollbackThenBackAdoptsOrWritesOnce(t *testing.T) {
+func TestKubernetesRollbackThenBackAdoptsOrWritesOnce(t *testing.T) {
 	for _, tt := range []struct {
 		rev        string
 		wantOp     adapter.Operation

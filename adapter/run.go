@@ -118,7 +118,7 @@ func (e *celError) Unwrap() error { return e.err }
 var errCELTimeout = errors.New("CEL evaluation timeout")
 
 // evalCEL evaluates a compiled expression against vars (an activation or a
-// map; the event's clock is added to a map for now() and condition ages), bounded by the pipeline's CEL timeout and config.CELCostLimit. An
+// map; the event's clock is added to a map for now() and condition ages), bounded by the pipeline's CEL timeout and celenv.CELCostLimit. An
 // evaluation stopped by either limit fails with an error saying which limit
 // and its value; every failure is a *celError naming the expression's YAML
 // path.

@@ -8,9 +8,11 @@ import (
 
 // BundleView is an optional, watch-fed view of this source's bundles
 // (maestroclient/view implements it). The pipeline trusts it for one
-// decision only: when every bundle of an event is in the view and each
-// would be decided unchanged, the event makes no Maestro request. Any miss,
-// and any other decision, reads Maestro first, exactly as without a view.
+// decision only: when every Maestro bundle of an event is in the view and
+// each would be decided unchanged, the event makes no Maestro request (a
+// task's Kubernetes objects are read as always; see viewCanServe for the
+// order a mixed task needs). Any miss, and any other decision, reads
+// Maestro first, exactly as without a view.
 //
 // Lookup returns the bundle exactly as a Maestro read returned it (status
 // possibly newer), and ok true only when the implementation trusts it now:
@@ -103,7 +105,7 @@ func (r *eventRun) discoverFromView(ctx context.Context, bs []*bundle) bool {
 	}
 	for i, b := range bs {
 		if works[i] != nil {
-			r.observeObject(b, works[i], objs[i])
+			r.observe(b, observation{work: works[i], viewObj: objs[i]})
 		}
 	}
 	if r.allUnchanged(ctx, bs, works) {
@@ -129,9 +131,7 @@ func (r *eventRun) allUnchanged(ctx context.Context, bs []*bundle, works []*work
 			r.bundles[b.res.Name] = b.out.celValue()
 			continue
 		}
-		rules := r.rules(ctx, b)
-		rules.adoptable = func() bool { return r.adoptBundle(b) }
-		d, err := decide(b.obs, func() (string, error) { return r.desiredFingerprint(b) }, rules)
+		d, err := decide(b.obs, func() (string, error) { return b.t.desiredFingerprint(r, b) }, r.rules(ctx, b))
 		if err != nil || d.op != OpUnchanged {
 			ok = false
 			break
@@ -153,7 +153,10 @@ func (r *eventRun) allUnchanged(ctx context.Context, bs []*bundle, works []*work
 			delete(r.bundles, b.res.Name)
 		}
 		if works[i] != nil {
-			r.observe(b, nil)
+			r.observe(b, observation{})
+			// The trial's render is kept (it does not depend on what was
+			// observed), but the outcome starts as resolve left it.
+			b.out.Fingerprint = ""
 		}
 	}
 	return false

@@ -20,7 +20,7 @@ type Files struct {
 	RefRoots []task.RefRoot
 	// CheckWork, when set, reports the fields of a ManifestWork rendered
 	// with sample values that Maestro's ManifestWork type does not have:
-	// each loads with a warning (see WorkChecker).
+	// each loads with a warning (see task.WorkChecker).
 	CheckWork task.WorkChecker
 }
 

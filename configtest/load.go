@@ -28,6 +28,9 @@ type loaded struct {
 	file  File
 	cfg   *config.Config
 	cases []loadedCase
+	// wrap, when set, changes the options of each pipeline a case builds
+	// (the golden recorder wraps the clients); nil in every run of Run.
+	wrap func(*adapter.Options)
 }
 
 type loadedCase struct {

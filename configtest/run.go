@@ -80,6 +80,7 @@ type stepOutcome struct {
 	// warnings are what serve would log at warn level for the step's event.
 	warnings []string
 	invalid  error
+	actual   *actual // what the step produced; nil when it could not run
 }
 
 // runCase runs every step of c, stopping at the first step that cannot run.
@@ -96,6 +97,7 @@ func (t *loaded) runCase(c loadedCase) []stepOutcome {
 			o.invalid = err
 			return append(out, o)
 		}
+		o.actual = act
 		o.mismatches = check(s.Expect, act)
 		if len(o.mismatches) > 0 {
 			o.summary = act.summary()
@@ -136,7 +138,11 @@ func (r *caseRun) step(s *Step) (*actual, error) {
 	if r.pipeline == nil {
 		f := r.fakes
 		r.warns = &memrun.Warnings{}
-		p, err := memrun.NewPipeline(r.t.cfg, memrun.Fakes{Maestro: f.Maestro, Kube: f.Kube, API: &r.api, Warnings: r.warns}, r.clock, r.lookupEnv)
+		opts := memrun.PipelineOptions(r.t.cfg, memrun.Fakes{Maestro: f.Maestro, Kube: f.Kube, API: &r.api, Warnings: r.warns}, r.clock, r.lookupEnv)
+		if r.t.wrap != nil {
+			r.t.wrap(&opts)
+		}
+		p, err := adapter.New(opts)
 		if err != nil {
 			return nil, invalid("env", s.line, "%v", err)
 		}

@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	workv1 "open-cluster-management.io/api/work/v1"
 
+	"github.com/bundle-adapter/bundle-adapter/adapter"
 	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
 )
@@ -216,7 +217,7 @@ func TestCutoverMaestro(t *testing.T) {
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, work); err != nil {
 				t.Fatalf("%s: recorded ManifestWork: %v", id, err)
 			}
-			if _, err := mc.Create(t.Context(), st.consumer, work); err != nil {
+			if _, err := mc.Create(t.Context(), st.consumer, work, adapter.Unread); err != nil {
 				t.Fatalf("create %s as hyperfleet-adapter does: %v", work.Name, err)
 			}
 			names = append(names, work.Name)

@@ -69,7 +69,7 @@ func TestMaestroMutualTLS(t *testing.T) {
 func crudOverTLS(t *testing.T, c *maestroclient.Client, consumer string) {
 	ctx := t.Context()
 	name := unique("b-")
-	if _, err := c.Create(ctx, consumer, tlsBundle(name, "v1")); err != nil {
+	if _, err := c.Create(ctx, consumer, tlsBundle(name, "v1"), adapter.Unread); err != nil {
 		t.Fatalf("create: %v", err)
 	}
 	observed := waitBundle(t, c, consumer, name, "v1")
@@ -141,7 +141,7 @@ func refusedPublishers(t *testing.T, m *tlsMaestro, p *tlsPKI, good *maestroclie
 			}
 			c := newTLSClient(t, m, tt.source, grpcTLS, p.verifying())
 			name := unique("refused-")
-			_, err := c.Create(t.Context(), consumer, tlsBundle(name, "v1"))
+			_, err := c.Create(t.Context(), consumer, tlsBundle(name, "v1"), adapter.Unread)
 			t.Logf("maestro answered: %v", err)
 			checkRefusal(t, err, tt.want, tt.text)
 			if _, err := good.Get(t.Context(), consumer, name); !errors.Is(err, adapter.ErrNotFound) {
@@ -157,14 +157,14 @@ func refusedPublishers(t *testing.T, m *tlsMaestro, p *tlsPKI, good *maestroclie
 func authorizerOutage(t *testing.T, authz *authorizerProxy, c *maestroclient.Client, consumer string) {
 	name := unique("outage-")
 	authz.down()
-	_, err := c.Create(t.Context(), consumer, tlsBundle(name, "v1"))
+	_, err := c.Create(t.Context(), consumer, tlsBundle(name, "v1"), adapter.Unread)
 	authz.up(t)
 	t.Logf("maestro answered: %v", err)
 	checkRefusal(t, err, adapter.ErrUnavailable, "failed to authorize the request")
 	if _, err := c.Get(t.Context(), consumer, name); !errors.Is(err, adapter.ErrNotFound) {
 		t.Fatalf("the refused create left something: get = %v", err)
 	}
-	if _, err := c.Create(t.Context(), consumer, tlsBundle(name, "v1")); err != nil {
+	if _, err := c.Create(t.Context(), consumer, tlsBundle(name, "v1"), adapter.Unread); err != nil {
 		t.Fatalf("create once the authorizer is back: %v", err)
 	}
 	waitBundle(t, c, consumer, name, "v1")

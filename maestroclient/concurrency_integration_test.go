@@ -55,7 +55,7 @@ func TestConcurrentConsumers(t *testing.T) {
 func roundTrip(t *testing.T, c adapter.Maestro, consumer, name string) error {
 	ctx := t.Context()
 	desired := bundle(name, consumer)
-	if _, err := c.Create(ctx, consumer, desired); err != nil {
+	if _, err := c.Create(ctx, consumer, desired, adapter.Unread); err != nil {
 		return err
 	}
 	got, err := c.Get(ctx, consumer, name)

@@ -21,12 +21,12 @@ import (
 // ErrAlreadyExists: read the bundle again before acting on it.
 //
 // sdk-go's work client reads the bundle before it publishes, to refuse a
-// create of one that exists. When ctx carries adapter.WithReadAbsent (the
+// create of one that exists. When read is adapter.ReadAbsent (the
 // caller's own read just answered 404) that read is skipped: Maestro's
 // unique bundle id refuses the create of an existing bundle, deleting or
 // not, and the refusal ("already exists") is ErrAlreadyExists as well
 // (the contract suite checks both paths on the real server).
-func (c *Client) Create(ctx context.Context, consumer string, work *workv1.ManifestWork) (*workv1.ManifestWork, error) {
+func (c *Client) Create(ctx context.Context, consumer string, work *workv1.ManifestWork, read adapter.CreateRead) (*workv1.ManifestWork, error) {
 	if work == nil {
 		return nil, wrapCall("create", consumer, "", fmt.Errorf("%w: nil bundle", adapter.ErrInvalid))
 	}
@@ -35,7 +35,7 @@ func (c *Client) Create(ctx context.Context, consumer string, work *workv1.Manif
 	}
 	desired := work.DeepCopy()
 	desired.Namespace = consumer
-	if adapter.ReadAbsent(ctx) {
+	if read == adapter.ReadAbsent {
 		ctx = withKnownAbsent(ctx, consumer, work.Name)
 	}
 	var created *workv1.ManifestWork

@@ -37,7 +37,7 @@ func TestDeleteModes(t *testing.T) {
 				startAgent(t, s, consumer, func(o *agentsim.Options) { o.Delete, o.DeleteDelay = tt.mode, tt.delay })
 			}
 			name := unique("b")
-			if _, err := c.Create(ctx, consumer, bundle(name, "v1")); err != nil {
+			if _, err := c.Create(ctx, consumer, bundle(name, "v1"), adapter.Unread); err != nil {
 				t.Fatalf("Create: %v", err)
 			}
 			if !tt.noAgent {

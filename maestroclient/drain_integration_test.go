@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	workv1 "open-cluster-management.io/api/work/v1"
 
+	"github.com/bundle-adapter/bundle-adapter/adapter"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
 )
 
@@ -104,7 +105,7 @@ func measureDrain(t *testing.T, s server, consumer, mode string, n int) {
 	for range 64 { // the dispatcher's workers
 		wg.Go(func() {
 			for name := range names {
-				if _, err := pool.Create(context.Background(), consumer, bundle(name, "v")); err != nil {
+				if _, err := pool.Create(context.Background(), consumer, bundle(name, "v"), adapter.Unread); err != nil {
 					t.Errorf("create %s: %v", name, err)
 				}
 				i, _ := strconv.Atoi(name[strings.LastIndex(name, "-")+1:])

@@ -13,7 +13,7 @@ func TestErrors(t *testing.T) {
 	c := newClient(t, s, nil)
 	consumer := register(t, s, "err")
 	existing := unique("b")
-	if _, err := c.Create(t.Context(), consumer, bundle(existing, "v1")); err != nil {
+	if _, err := c.Create(t.Context(), consumer, bundle(existing, "v1"), adapter.Unread); err != nil {
 		t.Fatalf("Create: %v", err)
 	}
 	observed, err := c.Get(t.Context(), consumer, existing)
@@ -35,16 +35,16 @@ func TestErrors(t *testing.T) {
 		{"get missing", func() error { _, err := c.Get(t.Context(), consumer, unique("b")); return err }, adapter.ErrNotFound},
 		{"get unknown consumer", func() error { _, err := c.Get(t.Context(), unknown, "b"); return err }, adapter.ErrNotFound},
 		{"create unknown consumer", func() error {
-			_, err := c.Create(t.Context(), unknown, bundle(unique("b"), "v1"))
+			_, err := c.Create(t.Context(), unknown, bundle(unique("b"), "v1"), adapter.Unread)
 			return err
 		}, adapter.ErrConsumerNotRegistered},
 		{"create existing", func() error {
-			_, err := c.Create(t.Context(), consumer, bundle(existing, "v1"))
+			_, err := c.Create(t.Context(), consumer, bundle(existing, "v1"), adapter.Unread)
 			return err
 		}, adapter.ErrAlreadyExists},
-		{"create manifest without name", func() error { _, err := c.Create(t.Context(), consumer, noName); return err }, adapter.ErrInvalid},
+		{"create manifest without name", func() error { _, err := c.Create(t.Context(), consumer, noName, adapter.Unread); return err }, adapter.ErrInvalid},
 		{"create bad bundle name", func() error {
-			_, err := c.Create(t.Context(), consumer, bundle("Not_A_Name", "v1"))
+			_, err := c.Create(t.Context(), consumer, bundle("Not_A_Name", "v1"), adapter.Unread)
 			return err
 		}, adapter.ErrInvalid},
 		{"update from stale read", func() error {

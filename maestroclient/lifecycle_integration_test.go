@@ -33,7 +33,7 @@ func TestLifecycle(t *testing.T) {
 	})
 	name := unique("b")
 
-	if _, err := c.Create(ctx, consumer, bundle(name, "v1")); err != nil {
+	if _, err := c.Create(ctx, consumer, bundle(name, "v1"), adapter.Unread); err != nil {
 		t.Fatalf("Create: %v", err)
 	}
 	observed := waitApplied(t, c, consumer, name, 1)
@@ -57,7 +57,7 @@ func TestLifecycle(t *testing.T) {
 	if err := c.Delete(ctx, consumer, name); !errors.Is(err, adapter.ErrNotFound) {
 		t.Fatalf("Delete of a gone bundle: got %v, want ErrNotFound", err)
 	}
-	if _, err := c.Create(ctx, consumer, bundle(name, "v3")); err != nil {
+	if _, err := c.Create(ctx, consumer, bundle(name, "v3"), adapter.Unread); err != nil {
 		t.Fatalf("Create after deletion: %v", err)
 	}
 	waitApplied(t, c, consumer, name, 1)
@@ -151,7 +151,7 @@ func refuseWritesWhileDeleting(t *testing.T, c adapter.Maestro, consumer string,
 	if _, err := c.Update(ctx, consumer, stale, bundle(name, "v9")); !errors.Is(err, adapter.ErrUnderDeletion) {
 		t.Errorf("Update from a pre-delete read: got %v, want ErrUnderDeletion", err)
 	}
-	if _, err := c.Create(ctx, consumer, bundle(name, "v9")); !errors.Is(err, adapter.ErrAlreadyExists) {
+	if _, err := c.Create(ctx, consumer, bundle(name, "v9"), adapter.Unread); !errors.Is(err, adapter.ErrAlreadyExists) {
 		t.Errorf("Create while deleting: got %v, want ErrAlreadyExists", err)
 	}
 	time.Sleep(1100 * time.Millisecond) // a re-sent delete would move deletionTimestamp

@@ -26,13 +26,13 @@ func TestListRealMaestro(t *testing.T) {
 	var want []string
 	for i := range 23 { // 3 pages of 10
 		consumer, name := consumers[i%2], fmt.Sprintf("b%02d", i)
-		if _, err := ours.Create(ctx, consumer, bundle(name, "v1")); err != nil {
+		if _, err := ours.Create(ctx, consumer, bundle(name, "v1"), adapter.Unread); err != nil {
 			t.Fatalf("Create: %v", err)
 		}
 		want = append(want, consumer+"/"+name)
 	}
 	for i := range 4 { // same consumers, some the same names
-		if _, err := theirs.Create(ctx, consumers[i%2], bundle(fmt.Sprintf("b%02d", i), "theirs")); err != nil {
+		if _, err := theirs.Create(ctx, consumers[i%2], bundle(fmt.Sprintf("b%02d", i), "theirs"), adapter.Unread); err != nil {
 			t.Fatalf("Create: %v", err)
 		}
 	}

@@ -93,12 +93,12 @@ func (p *Pool) Get(ctx context.Context, consumer, name string) (*workv1.Manifest
 }
 
 // Create publishes a new bundle; see Client.Create.
-func (p *Pool) Create(ctx context.Context, consumer string, work *workv1.ManifestWork) (*workv1.ManifestWork, error) {
+func (p *Pool) Create(ctx context.Context, consumer string, work *workv1.ManifestWork, read adapter.CreateRead) (*workv1.ManifestWork, error) {
 	name := ""
 	if work != nil {
 		name = work.Name
 	}
-	return p.client(consumer, name).Create(ctx, consumer, work)
+	return p.client(consumer, name).Create(ctx, consumer, work, read)
 }
 
 // Update patches a bundle; see Client.Update.

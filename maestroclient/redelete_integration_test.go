@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bundle-adapter/bundle-adapter/adapter"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/agentsim"
 )
 
@@ -32,7 +33,7 @@ func TestLostDeletionHealsOnRedelete(t *testing.T) {
 			consumer := register(t, s, "lost")
 			startAgent(t, s, consumer, func(o *agentsim.Options) { o.LoseDeletes = tt.lose })
 			name := unique("b")
-			if _, err := c.Create(ctx, consumer, bundle(name, "v1")); err != nil {
+			if _, err := c.Create(ctx, consumer, bundle(name, "v1"), adapter.Unread); err != nil {
 				t.Fatalf("Create: %v", err)
 			}
 			waitApplied(t, c, consumer, name, 1)
@@ -78,7 +79,7 @@ func TestLostDeletionHealsOnAgentRestart(t *testing.T) {
 	consumer := register(t, s, "restart")
 	lossy := startAgent(t, s, consumer, func(o *agentsim.Options) { o.LoseDeletes = 1 })
 	name := unique("b")
-	if _, err := c.Create(ctx, consumer, bundle(name, "v1")); err != nil {
+	if _, err := c.Create(ctx, consumer, bundle(name, "v1"), adapter.Unread); err != nil {
 		t.Fatalf("Create: %v", err)
 	}
 	waitApplied(t, c, consumer, name, 1)
@@ -119,7 +120,7 @@ func TestLostDeletionWithoutFinalizerHealsOnlyOnAgentRestart(t *testing.T) {
 				o.NoDeletionSweep, o.LoseFinalizers = true, tt.lose
 			})
 			name := unique("b")
-			if _, err := c.Create(ctx, consumer, bundle(name, "v1")); err != nil {
+			if _, err := c.Create(ctx, consumer, bundle(name, "v1"), adapter.Unread); err != nil {
 				t.Fatalf("Create: %v", err)
 			}
 			waitApplied(t, c, consumer, name, 1)

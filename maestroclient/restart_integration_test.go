@@ -25,7 +25,7 @@ func TestServerRestart(t *testing.T) {
 	consumer := register(t, s, "restart")
 	startAgent(t, s, consumer, nil)
 	before := unique("b")
-	if _, err := c.Create(t.Context(), consumer, bundle(before, "v1")); err != nil {
+	if _, err := c.Create(t.Context(), consumer, bundle(before, "v1"), adapter.Unread); err != nil {
 		t.Fatalf("Create: %v", err)
 	}
 	waitApplied(t, c, consumer, before, 1)
@@ -34,8 +34,11 @@ func TestServerRestart(t *testing.T) {
 	t.Cleanup(func() { maestroScript(t, "start") }) // no-op when running
 	after := unique("b")
 	for name, call := range map[string]func() error{
-		"get":    func() error { _, err := c.Get(t.Context(), consumer, before); return err },
-		"create": func() error { _, err := c.Create(t.Context(), consumer, bundle(after, "v1")); return err },
+		"get": func() error { _, err := c.Get(t.Context(), consumer, before); return err },
+		"create": func() error {
+			_, err := c.Create(t.Context(), consumer, bundle(after, "v1"), adapter.Unread)
+			return err
+		},
 	} {
 		start := time.Now()
 		if err := call(); !errors.Is(err, adapter.ErrUnavailable) || time.Since(start) > timeout+time.Second {
@@ -46,7 +49,7 @@ func TestServerRestart(t *testing.T) {
 	maestroScript(t, "start")
 	restarted := time.Now()
 	eventually(t, 2*time.Minute, "create after restart", func() error {
-		_, err := c.Create(t.Context(), consumer, bundle(after, "v1"))
+		_, err := c.Create(t.Context(), consumer, bundle(after, "v1"), adapter.Unread)
 		return err
 	})
 	t.Logf("source client recovered %s after the restart", time.Since(restarted).Round(time.Millisecond))

@@ -23,7 +23,7 @@ func TestGRPCOverTLS(t *testing.T) {
 	consumer := register(t, s, "tls")
 	good := newClient(t, s, nil)
 	name := unique("b")
-	if _, err := good.Create(t.Context(), consumer, bundle(name, "v1")); err != nil {
+	if _, err := good.Create(t.Context(), consumer, bundle(name, "v1"), adapter.Unread); err != nil {
 		t.Fatalf("Create over TLS: %v", err)
 	}
 	if err := good.Delete(t.Context(), consumer, name); err != nil {
@@ -39,7 +39,7 @@ func TestGRPCOverTLS(t *testing.T) {
 				o.Retry.Attempts = 1
 			})
 			other := unique("b")
-			if _, err := c.Create(t.Context(), consumer, bundle(other, "v1")); !errors.Is(err, adapter.ErrUnavailable) {
+			if _, err := c.Create(t.Context(), consumer, bundle(other, "v1"), adapter.Unread); !errors.Is(err, adapter.ErrUnavailable) {
 				t.Fatalf("got %v, want ErrUnavailable", err)
 			}
 			if _, err := good.Get(t.Context(), consumer, other); !errors.Is(err, adapter.ErrNotFound) {

@@ -45,7 +45,10 @@ func TestUnavailable(t *testing.T) {
 		call func(context.Context) error
 	}{
 		{"get", func(ctx context.Context) error { _, err := c.Get(ctx, "c", "b"); return err }},
-		{"create", func(ctx context.Context) error { _, err := c.Create(ctx, "c", bundle("b", "v1")); return err }},
+		{"create", func(ctx context.Context) error {
+			_, err := c.Create(ctx, "c", bundle("b", "v1"), adapter.Unread)
+			return err
+		}},
 		{"update", func(ctx context.Context) error { _, err := c.Update(ctx, "c", observed, bundle("b", "v2")); return err }},
 		{"delete", func(ctx context.Context) error { return c.Delete(ctx, "c", "b") }},
 	}

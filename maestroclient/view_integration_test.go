@@ -39,8 +39,8 @@ func restCounter(t *testing.T, s server) (string, *atomic.Int64) {
 	return srv.URL, n
 }
 
-// A create marked adapter.WithReadAbsent makes no REST request (sdk-go's
-// read before the publish is skipped); an unmarked one makes one. Both
+// A create told adapter.ReadAbsent makes no REST request (sdk-go's read
+// before the publish is skipped); one told adapter.Unread makes one. Both
 // get ErrAlreadyExists for an existing bundle, from the store read or from
 // Maestro itself.
 func TestCreateAfterReadAbsentSkipsTheRead(t *testing.T) {
@@ -50,23 +50,22 @@ func TestCreateAfterReadAbsentSkipsTheRead(t *testing.T) {
 	c := newClient(t, s, func(o *maestroclient.Options) { o.HTTPURL = restURL })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	marked := adapter.WithReadAbsent(ctx)
 	name := unique("absent")
 	t.Cleanup(func() { _ = c.Delete(context.Background(), consumer, name) })
 
 	tests := []struct {
 		name     string
-		ctx      context.Context
+		read     adapter.CreateRead
 		wantErr  error
 		requests int64
 	}{
-		{"marked, absent: created without a read", marked, nil, 0},
-		{"marked, exists: Maestro refuses, no read", marked, adapter.ErrAlreadyExists, 0},
-		{"unmarked, exists: refused by sdk-go's read", ctx, adapter.ErrAlreadyExists, 1},
+		{"read absent, absent: created without a read", adapter.ReadAbsent, nil, 0},
+		{"read absent, exists: Maestro refuses, no read", adapter.ReadAbsent, adapter.ErrAlreadyExists, 0},
+		{"unread, exists: refused by sdk-go's read", adapter.Unread, adapter.ErrAlreadyExists, 1},
 	}
 	for _, tt := range tests {
 		before := requests.Load()
-		_, err := c.Create(tt.ctx, consumer, bundle(name, "v1"))
+		_, err := c.Create(ctx, consumer, bundle(name, "v1"), tt.read)
 		if (tt.wantErr == nil && err != nil) || (tt.wantErr != nil && !errors.Is(err, tt.wantErr)) {
 			t.Fatalf("%s: err %v, want %v", tt.name, err, tt.wantErr)
 		}
@@ -132,7 +131,7 @@ func TestStatusStreamCarries(t *testing.T) {
 	name := unique("stream")
 	w := bundle(name, "v1")
 	w.Annotations = map[string]string{"bundle-adapter.io/fingerprint": "fp-1"}
-	if _, err := c.Create(ctx, consumer, w); err != nil {
+	if _, err := c.Create(ctx, consumer, w, adapter.Unread); err != nil {
 		t.Fatal(err)
 	}
 	var applied *workv1.ManifestWork

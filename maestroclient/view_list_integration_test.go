@@ -26,7 +26,7 @@ func TestViewFilledByListRealMaestro(t *testing.T) {
 	writer := newClient(t, s, func(o *maestroclient.Options) { o.SourceID = source })
 	const n = 15
 	for i := range n {
-		if _, err := writer.Create(ctx, consumers[i%2], bundle(fmt.Sprintf("b%02d", i), "v1")); err != nil {
+		if _, err := writer.Create(ctx, consumers[i%2], bundle(fmt.Sprintf("b%02d", i), "v1"), adapter.Unread); err != nil {
 			t.Fatalf("Create: %v", err)
 		}
 	}

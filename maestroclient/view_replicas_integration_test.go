@@ -39,9 +39,9 @@ func (w *writeLog) take() []string {
 	return out
 }
 
-func (w *writeLog) Create(ctx context.Context, c string, work *workv1.ManifestWork) (*workv1.ManifestWork, error) {
+func (w *writeLog) Create(ctx context.Context, c string, work *workv1.ManifestWork, read adapter.CreateRead) (*workv1.ManifestWork, error) {
 	w.add("create " + work.Name)
-	return w.Maestro.Create(ctx, c, work)
+	return w.Maestro.Create(ctx, c, work, read)
 }
 
 func (w *writeLog) Update(ctx context.Context, c string, o, d *workv1.ManifestWork) (*workv1.ManifestWork, error) {

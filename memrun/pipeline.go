@@ -26,10 +26,15 @@ type Fakes struct {
 // with clock and lookupEnv (nil: the process environment), logging
 // nowhere but its warnings to f.Warnings when set.
 func NewPipeline(cfg *config.Config, f Fakes, clock func() time.Time, lookupEnv func(string) (string, bool)) (*adapter.Pipeline, error) {
+	return adapter.New(PipelineOptions(cfg, f, clock, lookupEnv))
+}
+
+// PipelineOptions are the options NewPipeline builds its pipeline with.
+func PipelineOptions(cfg *config.Config, f Fakes, clock func() time.Time, lookupEnv func(string) (string, bool)) adapter.Options {
 	var h slog.Handler = slog.NewTextHandler(io.Discard, nil)
 	if f.Warnings != nil {
 		h = f.Warnings
 	}
-	return adapter.New(adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info, Maestro: f.Maestro, Kube: f.Kube, API: f.API,
-		Clock: clock, LookupEnv: lookupEnv, Logger: slog.New(h), Config: cfg.Adapter.Values()})
+	return adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info, Maestro: f.Maestro, Kube: f.Kube, API: f.API,
+		Clock: clock, LookupEnv: lookupEnv, Logger: slog.New(h), Config: cfg.Adapter.Values()}
 }

@@ -34,8 +34,8 @@ func (x *maestro) Get(ctx context.Context, consumer, name string) (*workv1.Manif
 	return w, err
 }
 
-func (x *maestro) Create(ctx context.Context, consumer string, work *workv1.ManifestWork) (*workv1.ManifestWork, error) {
-	w, err := x.next.Create(ctx, consumer, work)
+func (x *maestro) Create(ctx context.Context, consumer string, work *workv1.ManifestWork, read adapter.CreateRead) (*workv1.ManifestWork, error) {
+	w, err := x.next.Create(ctx, consumer, work, read)
 	x.c.maestroRequests.WithLabelValues("create", maestroCode(err)).Inc()
 	return w, err
 }

@@ -62,7 +62,7 @@ type errMaestro struct{ err error }
 func (e errMaestro) Get(context.Context, string, string) (*workv1.ManifestWork, error) {
 	return nil, e.err
 }
-func (e errMaestro) Create(context.Context, string, *workv1.ManifestWork) (*workv1.ManifestWork, error) {
+func (e errMaestro) Create(context.Context, string, *workv1.ManifestWork, adapter.CreateRead) (*workv1.ManifestWork, error) {
 	return nil, e.err
 }
 func (e errMaestro) Update(context.Context, string, *workv1.ManifestWork, *workv1.ManifestWork) (*workv1.ManifestWork, error) {

@@ -27,7 +27,7 @@ func (r readOnlyMaestro) GetBundles(ctx context.Context, keys []adapter.BundleKe
 	return r.m.GetBundles(ctx, keys)
 }
 
-func (r readOnlyMaestro) Create(ctx context.Context, consumer string, work *workv1.ManifestWork) (*workv1.ManifestWork, error) {
+func (r readOnlyMaestro) Create(ctx context.Context, consumer string, work *workv1.ManifestWork, read adapter.CreateRead) (*workv1.ManifestWork, error) {
 	record(ctx, Write{Boundary: "maestro", Verb: "create", Consumer: consumer, Name: work.Name, Diff: []string{absent}})
 	return work.DeepCopy(), nil
 }

@@ -130,7 +130,7 @@ func (f *fleet) handMade(ids ...string) {
 			delete(w.Annotations, bundles.FingerprintAnnotation)
 			w.ResourceVersion, w.UID, w.Generation = "", "", 0
 			w.Status = workv1.ManifestWorkStatus{}
-			if _, err := made.Create(ctx, "c1", w); err != nil {
+			if _, err := made.Create(ctx, "c1", w, adapter.Unread); err != nil {
 				f.t.Fatal(err)
 			}
 		}

@@ -7,7 +7,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
-	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
 )
@@ -21,98 +20,72 @@ const (
 	AttrOperation = attribute.Key("bundle_adapter.maestro.operation")
 )
 
+// Attributes of the Kubernetes call spans.
+const (
+	AttrKind         = attribute.Key("bundle_adapter.kubernetes.kind")
+	AttrKubeNotFound = attribute.Key("bundle_adapter.kubernetes.not_found")
+	AttrKubeOp       = attribute.Key("bundle_adapter.kubernetes.operation")
+)
+
 // Maestro wraps m so that every call is a span ("maestro.Get",
 // "maestro.Create", "maestro.Update", "maestro.Delete", "maestro.Redelete",
 // "maestro.GetBundles"), a child of the span in the call's context, with
 // the consumer and the bundle's ManifestWork name as attributes
 // (GetBundles: the number of bundles, and their consumer when they share
-// one). ErrNotFound
-// is an answer, not a failure: the span says not_found and keeps an unset
-// status; any other error sets the span's status to Error. A nil tracer
-// returns m itself.
+// one). ErrNotFound is an answer, not a failure: the span says not_found
+// and keeps an unset status; any other error sets the span's status to
+// Error. A nil tracer returns m itself.
 func Maestro(m adapter.Maestro, t trace.Tracer) adapter.Maestro {
+	return adapter.InterceptMaestro(m, Interceptor(t))
+}
+
+// Kube wraps k as Maestro wraps a Maestro client: every call is a span
+// ("kubernetes.Get", "kubernetes.List", "kubernetes.Create",
+// "kubernetes.Apply", "kubernetes.Delete") with the object's kind and
+// namespace/name. A nil tracer returns k itself.
+func Kube(k adapter.Kube, t trace.Tracer) adapter.Kube {
+	return adapter.InterceptKube(k, Interceptor(t))
+}
+
+// Interceptor is the span of every call of either client (see Maestro and
+// Kube); nil for a nil tracer.
+func Interceptor(t trace.Tracer) adapter.Interceptor {
 	if t == nil {
-		return m
+		return nil
 	}
-	return &tracedMaestro{next: m, t: t}
-}
-
-type tracedMaestro struct {
-	next adapter.Maestro
-	t    trace.Tracer
-}
-
-func (m *tracedMaestro) start(ctx context.Context, op string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
-	return m.t.Start(ctx, "maestro."+op, trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(AttrOperation.String(op)), trace.WithAttributes(attrs...))
-}
-
-func (m *tracedMaestro) Get(ctx context.Context, consumer, name string) (*workv1.ManifestWork, error) {
-	ctx, span := m.start(ctx, "Get", AttrConsumer.String(consumer), AttrWork.String(name))
-	w, err := m.next.Get(ctx, consumer, name)
-	end(span, err)
-	return w, err
-}
-
-func (m *tracedMaestro) Create(ctx context.Context, consumer string, work *workv1.ManifestWork) (*workv1.ManifestWork, error) {
-	ctx, span := m.start(ctx, "Create", AttrConsumer.String(consumer), AttrWork.String(work.Name))
-	w, err := m.next.Create(ctx, consumer, work)
-	end(span, err)
-	return w, err
-}
-
-func (m *tracedMaestro) Update(ctx context.Context, consumer string, observed, desired *workv1.ManifestWork) (*workv1.ManifestWork, error) {
-	ctx, span := m.start(ctx, "Update", AttrConsumer.String(consumer), AttrWork.String(desired.Name))
-	w, err := m.next.Update(ctx, consumer, observed, desired)
-	end(span, err)
-	return w, err
-}
-
-func (m *tracedMaestro) Delete(ctx context.Context, consumer, name string) error {
-	ctx, span := m.start(ctx, "Delete", AttrConsumer.String(consumer), AttrWork.String(name))
-	err := m.next.Delete(ctx, consumer, name)
-	end(span, err)
-	return err
-}
-
-func (m *tracedMaestro) Redelete(ctx context.Context, consumer, name string) error {
-	ctx, span := m.start(ctx, "Redelete", AttrConsumer.String(consumer), AttrWork.String(name))
-	err := m.next.Redelete(ctx, consumer, name)
-	end(span, err)
-	return err
-}
-
-func (m *tracedMaestro) GetBundles(ctx context.Context, keys []adapter.BundleKey) ([]*workv1.ManifestWork, error) {
-	attrs := []attribute.KeyValue{AttrBundles.Int(len(keys))}
-	if c, ok := oneConsumer(keys); ok {
-		attrs = append(attrs, AttrConsumer.String(c))
-	}
-	ctx, span := m.start(ctx, "GetBundles", attrs...)
-	ws, err := m.next.GetBundles(ctx, keys)
-	end(span, err)
-	return ws, err
-}
-
-// oneConsumer is the consumer of every key, when they share one.
-func oneConsumer(keys []adapter.BundleKey) (string, bool) {
-	if len(keys) == 0 {
-		return "", false
-	}
-	for _, k := range keys[1:] {
-		if k.Consumer != keys[0].Consumer {
-			return "", false
+	return func(ctx context.Context, c adapter.Call) (context.Context, func(error)) {
+		ctx, span := t.Start(ctx, c.Client+"."+c.Verb, trace.WithSpanKind(trace.SpanKindClient),
+			trace.WithAttributes(callAttributes(c)...))
+		notFound := AttrNotFound
+		if c.Client == adapter.ClientKubernetes {
+			notFound = AttrKubeNotFound
 		}
+		return ctx, func(err error) { end(span, err, notFound) }
 	}
-	return keys[0].Consumer, true
 }
 
-// end records err on span (ErrNotFound as an attribute, not a failure) and
-// ends it.
-func end(span trace.Span, err error) {
+// callAttributes are a call's span attributes.
+func callAttributes(c adapter.Call) []attribute.KeyValue {
+	switch {
+	case c.Client == adapter.ClientKubernetes:
+		return []attribute.KeyValue{AttrKubeOp.String(c.Verb), AttrKind.String(c.Kind), AttrWork.String(c.Name)}
+	case c.Verb == "GetBundles":
+		attrs := []attribute.KeyValue{AttrOperation.String(c.Verb), AttrBundles.Int(c.Keys)}
+		if c.Consumer != "" {
+			attrs = append(attrs, AttrConsumer.String(c.Consumer))
+		}
+		return attrs
+	}
+	return []attribute.KeyValue{AttrOperation.String(c.Verb), AttrConsumer.String(c.Consumer), AttrWork.String(c.Name)}
+}
+
+// end records err on span (ErrNotFound as the notFound attribute, not a
+// failure) and ends it.
+func end(span trace.Span, err error, notFound attribute.Key) {
 	switch {
 	case err == nil:
 	case errors.Is(err, adapter.ErrNotFound):
-		span.SetAttributes(AttrNotFound.Bool(true))
+		span.SetAttributes(notFound.Bool(true))
 	default:
 		span.RecordError(err)
 		span.SetStatus(codes.Error, err.Error())

@@ -2,7 +2,11 @@ package tracing
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
+
+	"go.opentelemetry.io/otel/codes"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -10,6 +14,7 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/kubeclient/memkube"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
 )
 
@@ -33,7 +38,7 @@ func TestMaestroSpans(t *testing.T) {
 				"bundle_adapter.maestro.operation": "Get", "bundle_adapter.maestro.not_found": "true"}},
 		{name: "create for an unregistered consumer", wantSpan: "maestro.Create", wantError: true,
 			call: func(m adapter.Maestro) error {
-				_, err := m.Create(context.Background(), "cluster9", &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Name: "w2", Namespace: "cluster9"}})
+				_, err := m.Create(context.Background(), "cluster9", &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Name: "w2", Namespace: "cluster9"}}, adapter.Unread)
 				return err
 			},
 			wantAttrs: map[string]string{"bundle_adapter.consumer": "cluster9", "bundle_adapter.work": "w2", "bundle_adapter.maestro.operation": "Create"}},
@@ -69,5 +74,35 @@ func TestMaestroSpans(t *testing.T) {
 				t.Errorf("status %v, want error %v", spans[0].Status(), tt.wantError)
 			}
 		})
+	}
+}
+
+// A Kubernetes call is a span through the same interceptor as a Maestro
+// call: "kubernetes.<Verb>" with the object's kind and name, and a 404 an
+// answer, not a failure.
+func TestKubeSpans(t *testing.T) {
+	store := memkube.New(memkube.Options{})
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	k := Kube(store, tp.Tracer("test"))
+	_, err := k.Get(context.Background(), adapter.KubeRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: "ns", Name: "cm"})
+	if !errors.Is(err, adapter.ErrNotFound) {
+		t.Fatalf("get: %v", err)
+	}
+	spans := rec.Ended()
+	if len(spans) != 1 || spans[0].Name() != "kubernetes.Get" {
+		t.Fatalf("spans %v, want one kubernetes.Get", spans)
+	}
+	got := map[string]string{}
+	for _, a := range spans[0].Attributes() {
+		got[string(a.Key)] = a.Value.Emit()
+	}
+	want := map[string]string{"bundle_adapter.kubernetes.operation": "Get", "bundle_adapter.kubernetes.kind": "v1/ConfigMap",
+		"bundle_adapter.work": "ns/cm", "bundle_adapter.kubernetes.not_found": "true"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("attributes %v, want %v", got, want)
+	}
+	if spans[0].Status().Code != codes.Unset {
+		t.Errorf("status %v: a 404 is an answer, not a failure", spans[0].Status())
 	}
 }

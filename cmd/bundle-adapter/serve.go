@@ -150,7 +150,7 @@ func runPlan(ctx context.Context, cfg *config.Config, plan *startPlan, listen li
 		if kc, err = plan.kubeClientOrNew(); err != nil {
 			return fmt.Errorf("kubernetes client (clients.kubernetes): %w", err)
 		}
-		opts.Kube = m.Kube(kc)
+		opts.Kube = tracing.Kube(m.Kube(kc), tp.Tracer())
 	}
 	process, err := newProcess(opts, plan.shadow, m, log)
 	if err != nil {

@@ -237,7 +237,7 @@ func createWhileDeleting(t *testing.T, h Harness) {
 	}
 	old := eventuallyDeleting(t, ctx, h, c, name)
 
-	_, err := h.Maestro().Create(ctx, c, Work(name, "two"))
+	_, err := h.Maestro().Create(ctx, c, Work(name, "two"), adapter.Unread)
 	wantErr(t, "Create while the old work is being deleted", err, adapter.ErrAlreadyExists)
 	still := mustGet(t, ctx, h, c, name)
 	if still.DeletionTimestamp == nil {
@@ -257,7 +257,7 @@ func createWhileDeleting(t *testing.T, h Harness) {
 	eventuallyNotFound(t, ctx, h, c, name)
 	// Not mustCreate: the cleanup it registered for the old work covers the
 	// new one, and a second cleanup of the name would race with the first.
-	if _, err := h.Maestro().Create(ctx, c, Work(name, "two")); err != nil {
+	if _, err := h.Maestro().Create(ctx, c, Work(name, "two"), adapter.Unread); err != nil {
 		t.Fatalf("Create after the confirmed deletion: %v", err)
 	}
 	fresh := eventuallyGet(t, ctx, h, c, name, "the re-created work", func(w *workv1.ManifestWork) bool {
@@ -317,7 +317,7 @@ func getBundlesMatchesGet(t *testing.T, h Harness) {
 func unregisteredConsumer(t *testing.T, h Harness) {
 	ctx := testContext(t, h)
 	c, name := h.Unregistered(), h.Unique("unregistered")
-	_, err := h.Maestro().Create(ctx, c, Work(name, "one"))
+	_, err := h.Maestro().Create(ctx, c, Work(name, "one"), adapter.Unread)
 	wantErr(t, "Create for an unregistered consumer", err, adapter.ErrConsumerNotRegistered)
 	if err != nil && !strings.Contains(err.Error(), c) {
 		t.Errorf("Create error %q does not name the consumer %q", err, c)
@@ -326,7 +326,7 @@ func unregisteredConsumer(t *testing.T, h Harness) {
 	wantErr(t, "Get for an unregistered consumer", err, adapter.ErrNotFound)
 }
 
-// createAfterStaleReadAbsent: a Create marked adapter.WithReadAbsent (the
+// createAfterStaleReadAbsent: a Create told adapter.ReadAbsent (the
 // caller read 404, which may be stale: another replica created the work
 // since, or is deleting it) keeps the contract of an unmarked one: it
 // fails with ErrAlreadyExists and changes nothing while a work of that name
@@ -334,11 +334,10 @@ func unregisteredConsumer(t *testing.T, h Harness) {
 // the deletion is confirmed it creates.
 func createAfterStaleReadAbsent(t *testing.T, h Harness) {
 	ctx := testContext(t, h)
-	marked := adapter.WithReadAbsent(ctx)
 	c, name := h.Registered(), h.Unique("absent")
 	mustCreate(t, ctx, h, c, Work(name, "one"))
 	eventuallyCreated(t, ctx, h, c, name)
-	_, err := h.Maestro().Create(marked, c, Work(name, "two"))
+	_, err := h.Maestro().Create(ctx, c, Work(name, "two"), adapter.ReadAbsent)
 	wantErr(t, "Create marked read-absent of an existing work", err, adapter.ErrAlreadyExists)
 	if got := mustGet(t, ctx, h, c, name); got.Labels[LabelKey] != "one" || got.DeletionTimestamp != nil {
 		t.Errorf("after a refused Create: %s, want the live work revision one", summary(got))
@@ -347,17 +346,17 @@ func createAfterStaleReadAbsent(t *testing.T, h Harness) {
 		t.Fatalf("Delete: %v", err)
 	}
 	eventuallyDeleting(t, ctx, h, c, name)
-	_, err = h.Maestro().Create(marked, c, Work(name, "two"))
+	_, err = h.Maestro().Create(ctx, c, Work(name, "two"), adapter.ReadAbsent)
 	wantErr(t, "Create marked read-absent while the work is being deleted", err, adapter.ErrAlreadyExists)
 	if got := mustGet(t, ctx, h, c, name); got.Labels[LabelKey] != "one" || got.DeletionTimestamp == nil {
 		t.Errorf("after a refused Create: %s, want the deleting work revision one", summary(got))
 	}
 	other := h.Unregistered()
-	_, err = h.Maestro().Create(marked, other, Work(h.Unique("absent"), "one"))
+	_, err = h.Maestro().Create(ctx, other, Work(h.Unique("absent"), "one"), adapter.ReadAbsent)
 	wantErr(t, "Create marked read-absent for an unregistered consumer", err, adapter.ErrConsumerNotRegistered)
 	h.Confirm(t, c, name)
 	eventuallyNotFound(t, ctx, h, c, name)
-	if _, err := h.Maestro().Create(marked, c, Work(name, "two")); err != nil {
+	if _, err := h.Maestro().Create(ctx, c, Work(name, "two"), adapter.ReadAbsent); err != nil {
 		t.Fatalf("Create marked read-absent after the confirmed deletion: %v", err)
 	}
 	eventuallyGet(t, ctx, h, c, name, "the re-created work", func(w *workv1.ManifestWork) bool {
@@ -427,7 +426,7 @@ func wantErr(t *testing.T, what string, err, want error) {
 // cleanups of one name race, the second confirming what the first removed.
 func mustCreate(t *testing.T, ctx context.Context, h Harness, consumer string, w *workv1.ManifestWork) *workv1.ManifestWork {
 	t.Helper()
-	created, err := h.Maestro().Create(ctx, consumer, w)
+	created, err := h.Maestro().Create(ctx, consumer, w, adapter.Unread)
 	if err != nil {
 		t.Fatalf("Create %s/%s: %v", consumer, w.Name, err)
 	}

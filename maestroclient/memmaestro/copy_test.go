@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
 )
 
 // mutate scribbles over every reference-typed part of w.
@@ -85,7 +87,7 @@ func TestConcurrentUse(t *testing.T) {
 			consumer := fmt.Sprintf("c%d", g%3) // shared consumers
 			for i := range rounds {
 				name := fmt.Sprintf("g%d-w%d", g, i)
-				w, err := s.Create(ctx, consumer, work(name, "a"))
+				w, err := s.Create(ctx, consumer, work(name, "a"), adapter.Unread)
 				if err != nil {
 					t.Errorf("Create %s: %v", name, err)
 					return
@@ -98,7 +100,7 @@ func TestConcurrentUse(t *testing.T) {
 					t.Errorf("Delete %s: %v", name, err)
 				}
 				// Everyone races on one shared name, too.
-				_, _ = s.Create(ctx, "shared", work("same", "x"))
+				_, _ = s.Create(ctx, "shared", work("same", "x"), adapter.Unread)
 				_, _ = s.Get(ctx, "shared", "same")
 				_ = s.Delete(ctx, "shared", "same")
 				s.ConfirmAll()

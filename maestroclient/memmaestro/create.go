@@ -23,7 +23,7 @@ import (
 // when a work of that name exists, being deleted or not; adapter.ErrInvalid
 // for invalid metadata or manifests; adapter.ErrConsumerNotRegistered when
 // consumer is not registered. Nothing is stored on error.
-func (s *Store) Create(ctx context.Context, consumer string, work *workv1.ManifestWork) (*workv1.ManifestWork, error) {
+func (s *Store) Create(ctx context.Context, consumer string, work *workv1.ManifestWork, read adapter.CreateRead) (*workv1.ManifestWork, error) {
 	name := ""
 	if work != nil {
 		name = work.Name

@@ -215,7 +215,7 @@ func TestCreateErrors(t *testing.T) {
 				consumer = ""
 			}
 			before := snapshot(t, s)
-			got, err := s.Create(context.Background(), consumer, tt.work())
+			got, err := s.Create(context.Background(), consumer, tt.work(), adapter.Unread)
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("Create: %v, want %v", err, tt.want)
 			}
@@ -248,7 +248,7 @@ func TestConsumers(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, _ := newTestStore(Options{Consumers: tt.consumers})
 			ctx := context.Background()
-			_, err := s.Create(ctx, tt.consumer, work("w1", "a"))
+			_, err := s.Create(ctx, tt.consumer, work("w1", "a"), adapter.Unread)
 			if tt.wantOK {
 				if err != nil {
 					t.Fatalf("Create: %v", err)

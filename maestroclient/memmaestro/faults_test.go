@@ -97,7 +97,7 @@ func prepareVerb(s *Store, verb, name string) func() error {
 	return func() error {
 		switch verb {
 		case VerbCreate:
-			_, err := s.Create(ctx, "c1", work(name, "a"))
+			_, err := s.Create(ctx, "c1", work(name, "a"), adapter.Unread)
 			return err
 		case VerbGet:
 			_, err := s.Get(ctx, "c1", name)
@@ -116,7 +116,7 @@ func TestFaultErrorIsWrapped(t *testing.T) {
 	s, _ := newTestStore(Options{})
 	custom := errors.New("boom")
 	s.FailNext(VerbCreate, 1, fmt.Errorf("%w: %w", adapter.ErrInvalid, custom))
-	_, err := s.Create(context.Background(), "c1", work("w1", "a"))
+	_, err := s.Create(context.Background(), "c1", work("w1", "a"), adapter.Unread)
 	if !errors.Is(err, adapter.ErrInvalid) || !errors.Is(err, custom) {
 		t.Fatalf("err = %v, want it to wrap the injected error", err)
 	}
@@ -129,7 +129,7 @@ func TestCanceledContext(t *testing.T) {
 	s, _ := newTestStore(Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := s.Create(ctx, "c1", work("w1", "a"))
+	_, err := s.Create(ctx, "c1", work("w1", "a"), adapter.Unread)
 	if !errors.Is(err, adapter.ErrUnavailable) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("Create with a canceled context: %v, want ErrUnavailable and context.Canceled", err)
 	}
@@ -163,7 +163,7 @@ func TestIntercept(t *testing.T) {
 	// An interceptor error is returned as is and the call does nothing.
 	sentinel := errors.New("intercepted")
 	s2, _ := newTestStore(Options{Intercept: func(context.Context, Call) error { return sentinel }})
-	if _, err := s2.Create(context.Background(), "c1", work("w1", "a")); err != sentinel {
+	if _, err := s2.Create(context.Background(), "c1", work("w1", "a"), adapter.Unread); err != sentinel {
 		t.Fatalf("Create: %v, want the interceptor's error", err)
 	}
 	if len(s2.Works()) != 0 {
@@ -178,9 +178,9 @@ func TestCallsRecordedInOrder(t *testing.T) {
 	_, _ = s.Get(ctx, "c1", "w1")
 	_, _ = s.Update(ctx, "c1", nil, work("w1", "b"))
 	_ = s.Delete(ctx, "c1", "w1")
-	_, _ = s.Create(ctx, "c2", work("w2", "a")) // fails: still recorded
+	_, _ = s.Create(ctx, "c2", work("w2", "a"), adapter.Unread) // fails: still recorded
 	_, _ = s.Get(ctx, "c1", "missing")
-	_, _ = s.Create(ctx, "c1", (*workv1.ManifestWork)(nil))
+	_, _ = s.Create(ctx, "c1", (*workv1.ManifestWork)(nil), adapter.Unread)
 	want := []Call{
 		{VerbCreate, "c1", "w1"}, {VerbGet, "c1", "w1"}, {VerbUpdate, "c1", "w1"},
 		{VerbDelete, "c1", "w1"}, {VerbCreate, "c2", "w2"}, {VerbGet, "c1", "missing"},

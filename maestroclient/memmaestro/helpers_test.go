@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
 )
 
 // t0 is the fake clock's start; the nanoseconds check truncation.
@@ -78,7 +80,7 @@ func data(t *testing.T, w *workv1.ManifestWork) string {
 
 func mustCreate(t *testing.T, s *Store, consumer string, w *workv1.ManifestWork) *workv1.ManifestWork {
 	t.Helper()
-	got, err := s.Create(context.Background(), consumer, w)
+	got, err := s.Create(context.Background(), consumer, w, adapter.Unread)
 	if err != nil {
 		t.Fatalf("Create %s/%s: %v", consumer, w.Name, err)
 	}

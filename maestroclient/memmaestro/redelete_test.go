@@ -34,7 +34,7 @@ func TestRedelete(t *testing.T) {
 			now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 			s := New(Options{Clock: func() time.Time { return now }, DeleteBehavior: tt.behavior})
 			if !tt.missing {
-				if _, err := s.Create(ctx, "c1", work("w", "v1")); err != nil {
+				if _, err := s.Create(ctx, "c1", work("w", "v1"), adapter.Unread); err != nil {
 					t.Fatal(err)
 				}
 			}

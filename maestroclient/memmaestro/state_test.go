@@ -68,7 +68,7 @@ func TestLoadStateFixtureBehaves(t *testing.T) {
 	if _, err := s.Update(ctx, "cluster-a", old, work("old-job", "8")); !errors.Is(err, adapter.ErrUnderDeletion) {
 		t.Errorf("Update of the loaded deleting work: %v, want ErrUnderDeletion", err)
 	}
-	if _, err := s.Create(ctx, "cluster-a", work("old-job", "8")); !errors.Is(err, adapter.ErrAlreadyExists) {
+	if _, err := s.Create(ctx, "cluster-a", work("old-job", "8"), adapter.Unread); !errors.Is(err, adapter.ErrAlreadyExists) {
 		t.Errorf("Create over the loaded deleting work: %v, want ErrAlreadyExists", err)
 	}
 	web := mustGet(t, s, "cluster-b", "web")
@@ -81,7 +81,7 @@ func TestLoadStateFixtureBehaves(t *testing.T) {
 	if web.Kind != "" || web.APIVersion != "" {
 		t.Errorf("loaded work keeps type meta %q %q; Maestro's Get returns none", web.APIVersion, web.Kind)
 	}
-	if _, err := s.Create(ctx, "cluster-c", work("x", "1")); !errors.Is(err, adapter.ErrConsumerNotRegistered) {
+	if _, err := s.Create(ctx, "cluster-c", work("x", "1"), adapter.Unread); !errors.Is(err, adapter.ErrConsumerNotRegistered) {
 		t.Errorf("Create for a consumer not in the file: %v, want ErrConsumerNotRegistered", err)
 	}
 	if n := s.ConfirmAll(); n != 1 {
@@ -211,7 +211,7 @@ func TestSaveStateShape(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = back.Create(context.Background(), "c1", work("w1", "a"))
+			_, err = back.Create(context.Background(), "c1", work("w1", "a"), adapter.Unread)
 			if registered := tt.opts.Consumers == nil; registered != (err == nil) {
 				t.Errorf("Create after reload: %v, want registered=%v", err, registered)
 			}

@@ -43,8 +43,8 @@ func (f *feeding) GetBundles(ctx context.Context, keys []adapter.BundleKey) ([]*
 	return ws, err
 }
 
-func (f *feeding) Create(ctx context.Context, consumer string, work *workv1.ManifestWork) (*workv1.ManifestWork, error) {
-	w, err := f.next.Create(ctx, consumer, work)
+func (f *feeding) Create(ctx context.Context, consumer string, work *workv1.ManifestWork, read adapter.CreateRead) (*workv1.ManifestWork, error) {
+	w, err := f.next.Create(ctx, consumer, work, read)
 	if work != nil {
 		f.v.Forget(consumer, work.Name)
 		if err == nil {

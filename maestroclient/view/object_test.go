@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	workv1 "open-cluster-management.io/api/work/v1"
 
+	"github.com/bundle-adapter/bundle-adapter/adapter"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/view"
 )
@@ -39,7 +40,7 @@ func TestLookupObjectIsLookupsUnstructured(t *testing.T) {
 		ResourceIdentifier: workv1.ResourceIdentifier{Group: "batch", Resource: "jobs", Name: "validate-c1", Namespace: "c1"},
 		FeedbackRules:      []workv1.FeedbackRule{{Type: workv1.WellKnownStatusType}},
 	}}
-	if _, err := store.Create(ctx, consumer, w); err != nil {
+	if _, err := store.Create(ctx, consumer, w, adapter.Unread); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := m.Get(ctx, consumer, name); err != nil {

@@ -102,7 +102,7 @@ func TestTombstone(t *testing.T) {
 			h.view.Subscribed()
 			h.create()
 			h.deleteConfirmed()
-			if _, err := h.m.Create(ctx, consumer, fixture(h.t)); err != nil {
+			if _, err := h.m.Create(ctx, consumer, fixture(h.t), adapter.Unread); err != nil {
 				h.t.Fatal(err)
 			}
 		}, ""},
@@ -111,7 +111,7 @@ func TestTombstone(t *testing.T) {
 			h.create()
 			h.deleteConfirmed()
 			h.store.FailNext(memmaestro.VerbCreate, 1, adapter.ErrUnavailable)
-			_, _ = h.m.Create(ctx, consumer, fixture(h.t))
+			_, _ = h.m.Create(ctx, consumer, fixture(h.t), adapter.Unread)
 		}, fp1},
 		{"a read does not drop it (it may have begun before the deletion)", func(h *harness) {
 			h.view.Subscribed()
@@ -127,7 +127,7 @@ func TestTombstone(t *testing.T) {
 			h.deleteConfirmed()
 			w := fixture(h.t)
 			w.Annotations[bundles.FingerprintAnnotation] = fp2
-			if _, err := h.store.Create(ctx, consumer, w); err != nil {
+			if _, err := h.store.Create(ctx, consumer, w, adapter.Unread); err != nil {
 				h.t.Fatal(err)
 			}
 			h.deleteConfirmed()

@@ -41,7 +41,7 @@ func newHarness(t *testing.T) *harness {
 func fixture(t *testing.T) *workv1.ManifestWork { return view.Fixture(t) }
 
 func (h *harness) create() {
-	if _, err := h.store.Create(context.Background(), consumer, fixture(h.t)); err != nil {
+	if _, err := h.store.Create(context.Background(), consumer, fixture(h.t), adapter.Unread); err != nil {
 		h.t.Fatal(err)
 	}
 }
@@ -134,7 +134,7 @@ func TestLookup(t *testing.T) {
 			h.view.Subscribed()
 			h.create()
 			h.read()
-			_, _ = h.m.Create(ctx, consumer, fixture(h.t))
+			_, _ = h.m.Create(ctx, consumer, fixture(h.t), adapter.Unread)
 		}, false, nil},
 		{"own update forgets: miss", func(h *harness) {
 			h.view.Subscribed()

@@ -85,11 +85,11 @@ var (
 	cfgRef = adapter.KubeRef{APIVersion: "v1", Kind: "ConfigMap", Namespace: "ns-x", Name: "settings"}
 )
 
-// One decision, two transports: the kubernetes resources of a task go
-// through the decision table event after event, one read each (Get by
-// name, List by labels) and at most one write, and CEL sees the live
+// What only the kubernetes transport does, event after event (the decision
+// itself is TestLifecycleBothTransports'): one read each (Get by name, List
+// by labels), each delete with its rule's propagation, and CEL sees the live
 // objects with their status.
-func TestKubeLifecycle(t *testing.T) {
+func TestKubernetesPropagationReadsAndCEL(t *testing.T) {
 	h := newKubeHarness(t)
 	steps := []struct {
 		name      string
@@ -137,7 +137,7 @@ func TestKubeLifecycle(t *testing.T) {
 
 // The fingerprint of the rendered object is stamped on the applied object
 // as an annotation and reported in the outcome.
-func TestKubeFingerprintAnnotation(t *testing.T) {
+func TestKubernetesFingerprintStampedOnTheObject(t *testing.T) {
 	h := newKubeHarness(t)
 	res := h.event(nil)
 	obj, err := h.kube.Get(context.Background(), cfgRef)
@@ -154,67 +154,8 @@ func TestKubeFingerprintAnnotation(t *testing.T) {
 	}
 }
 
-// A deletion held by a finalizer is pending, measured from the object's own
-// deletionTimestamp, stalled past the rule's deadline, never deleted twice,
-// and the object is created again only once the API server answers 404.
-func TestKubeRecreateHeldByFinalizer(t *testing.T) {
-	h := newKubeHarness(t)
-	old := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "v1", "kind": "Namespace",
-		"metadata": map[string]any{"name": "ns-x", "finalizers": []any{"example.com/hold"},
-			"annotations": map[string]any{bundles.FingerprintAnnotation: "stale"}},
-	}}
-	if err := h.kube.Seed(old); err != nil {
-		t.Fatal(err)
-	}
-	steps := []struct {
-		name    string
-		advance time.Duration
-		release bool
-		op      adapter.Operation
-		state   adapter.State
-		reason  string
-		pending int64
-		calls   []string
-	}{
-		{"recreate: delete (Orphan), read again, held", 0, false, adapter.OpRecreate, adapter.StatePending, adapter.ReasonRecreationPending, 0,
-			[]string{"get Namespace", "list ConfigMap", "delete Namespace Orphan", "get Namespace", "create ConfigMap"}},
-		{"still held: no second delete", 30 * time.Second, false, adapter.OpRecreate, adapter.StatePending, adapter.ReasonRecreationPending, 30,
-			[]string{"get Namespace", "list ConfigMap"}},
-		{"past the deadline: stalled", 45 * time.Second, false, adapter.OpRecreate, adapter.StateStalled, adapter.ReasonRecreationStalled, 75,
-			[]string{"get Namespace", "list ConfigMap"}},
-		// The API server keeps a deletion until the finalizers go: unlike a
-		// Maestro bundle, a stalled object is never deleted again.
-		{"next deadline period: still no second delete", 45 * time.Second, false, adapter.OpRecreate, adapter.StateStalled, adapter.ReasonRecreationStalled, 120,
-			[]string{"get Namespace", "list ConfigMap"}},
-		{"released, 404: created again", 0, true, adapter.OpCreate, adapter.StateDone, adapter.ReasonCreated, 0,
-			[]string{"get Namespace", "list ConfigMap", "create Namespace", "create ConfigMap"}},
-	}
-	for _, s := range steps {
-		h.now = h.now.Add(s.advance)
-		if s.release {
-			if err := h.kube.RemoveFinalizers(context.Background(), nsRef); err != nil {
-				t.Fatal(err)
-			}
-		}
-		res := h.event(map[string]any{"recreate": true})
-		o := res.Bundles[0]
-		wantOutcome(t, o, s.op, s.state, s.reason)
-		if o.PendingSeconds != s.pending {
-			t.Errorf("%s: pendingSeconds %d, want %d", s.name, o.PendingSeconds, s.pending)
-		}
-		if strings.Join(h.calls(), ", ") != strings.Join(s.calls, ", ") {
-			t.Errorf("%s: calls\n got  %v\n want %v", s.name, h.calls(), s.calls)
-		}
-	}
-	// The recreated Namespace carries the desired fingerprint: recreate is
-	// finished and the rule, still true, is not evaluated again.
-	res := h.event(map[string]any{"recreate": true})
-	wantOutcome(t, res.Bundles[0], adapter.OpUnchanged, adapter.StateDone, adapter.ReasonUnchanged)
-}
-
 // Failures name the resource and say whether a retry can help.
-func TestKubeFailures(t *testing.T) {
+func TestKubernetesFailureReasons(t *testing.T) {
 	tests := []struct {
 		name        string
 		setup       func(h *kubeHarness)
@@ -262,7 +203,7 @@ func TestKubeFailures(t *testing.T) {
 
 // A task of kubernetes resources only needs Options.Kube, not Maestro; one
 // without Kube is refused when the pipeline is built.
-func TestKubeOptionsRequired(t *testing.T) {
+func TestKubernetesTaskNeedsNoMaestro(t *testing.T) {
 	h := newKubeHarness(t)
 	_, err := adapter.New(adapter.Options{Task: h.task, API: h.api})
 	if err == nil || !strings.Contains(err.Error(), "Options.Kube is required") {
@@ -276,7 +217,7 @@ func TestKubeOptionsRequired(t *testing.T) {
 // A recreate whose create meets a 409 (another replica created the object
 // between the 404 and the create) is pending, not failed: the next event
 // sees the object and its fingerprint.
-func TestKubeRecreateRacedIsPending(t *testing.T) {
+func TestKubernetesRecreateRacedIsPending(t *testing.T) {
 	h := newKubeHarness(t)
 	old := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "Namespace",
