@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/bundle-adapter/bundle-adapter/task"
+	"github.com/bundle-adapter/bundle-adapter/tmpl"
 )
 
 // runPost builds the payloads and runs the post actions. It always runs,
@@ -98,7 +99,8 @@ func (r *eventRun) nullLeaf(path string, err error) {
 
 // build evaluates a compiled payload tree into plain JSON-able values. A
 // leaf whose expression fails with a CEL error takes its default, or
-// without one is null (nullLeaf); the cost limit, the timeout and a
+// without one is null (nullLeaf), and so is a template leaf that reaches a
+// missing value (tmpl.ErrMissingValue); the cost limit, the timeout and a
 // cancelled event still fail the payload.
 func (r *eventRun) build(ctx context.Context, n task.BuildNode) (any, error) {
 	switch {
@@ -113,7 +115,12 @@ func (r *eventRun) build(ctx context.Context, n task.BuildNode) (any, error) {
 		}
 		return v, err
 	case n.Template != nil:
-		return r.execute(n.Template)
+		s, err := r.execute(n.Template)
+		if errors.Is(err, tmpl.ErrMissingValue) {
+			r.nullLeaf(n.Template.Name, err) // a missing value: null and counted, as a failing expression
+			return nil, nil
+		}
+		return s, err
 	case n.IsMap:
 		out := make(map[string]any, len(n.Map))
 		for _, f := range n.Map {

@@ -41,7 +41,13 @@ func Fingerprint(work map[string]any) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// fingerprintDoc picks the fingerprinted members out of work.
+// fingerprintDoc picks the fingerprinted members out of work: every
+// member of metadata, spec and spec.workload but those NotFingerprinted
+// lists. The five members fingerprinted since the first version keep their
+// short keys (manifests, deleteOption, manifestConfigs, labels,
+// annotations); any other is keyed by its path ("spec.executor"), so a
+// bundle that does not use one keeps the fingerprint it had before the
+// member was covered.
 func fingerprintDoc(work map[string]any) (map[string]any, error) {
 	metadata, err := fingerprintObject(work, "metadata", "metadata")
 	if err != nil {
@@ -56,12 +62,39 @@ func fingerprintDoc(work map[string]any) (map[string]any, error) {
 		return nil, err
 	}
 	doc := make(map[string]any, 5)
-	fingerprintPut(doc, "manifests", workload["manifests"])
-	fingerprintPut(doc, "deleteOption", spec["deleteOption"])
-	fingerprintPut(doc, "manifestConfigs", spec["manifestConfigs"])
-	fingerprintPut(doc, "labels", metadata["labels"])
-	fingerprintPut(doc, "annotations", fingerprintAnnotations(metadata["annotations"]))
+	fingerprintMembers(doc, "metadata", metadata)
+	fingerprintMembers(doc, "spec", spec)
+	fingerprintMembers(doc, "spec.workload", workload)
 	return doc, nil
+}
+
+// fingerprintKeys are the document keys of the members fingerprinted since
+// the first version; see fingerprintDoc.
+var fingerprintKeys = map[string]string{
+	"metadata.labels":         "labels",
+	"metadata.annotations":    "annotations",
+	"spec.deleteOption":       "deleteOption",
+	"spec.manifestConfigs":    "manifestConfigs",
+	"spec.workload.manifests": "manifests",
+}
+
+// fingerprintMembers puts every member of obj (at path) into doc, but
+// spec.workload (walked on its own) and those NotFingerprinted lists.
+func fingerprintMembers(doc map[string]any, path string, obj map[string]any) {
+	for k, v := range obj {
+		p := path + "." + k
+		if _, skip := NotFingerprinted[p]; skip || p == "spec.workload" {
+			continue
+		}
+		key, ok := fingerprintKeys[p]
+		if !ok {
+			key = p
+		}
+		if p == "metadata.annotations" {
+			v = fingerprintAnnotations(v)
+		}
+		fingerprintPut(doc, key, v)
+	}
 }
 
 // fingerprintObject returns parent[key] as a map; absent or null is nil.
@@ -165,3 +198,34 @@ func IsFingerprint(s string) bool {
 	}
 	return true
 }
+
+// NotFingerprinted lists each field of a ManifestWork that Fingerprint
+// (and so the Maestro adoption comparison, which compares fingerprints)
+// leaves out, by JSON path, with the reason. Every other field of the work
+// is fingerprinted, whatever the type gains: a test walks
+// workv1.ManifestWork by reflection and fails on a field that is neither.
+// The fingerprint annotation itself is left out of metadata.annotations
+// (it cannot hold its own hash).
+var NotFingerprinted = map[string]string{
+	"apiVersion": notFPType,
+	"kind":       notFPType,
+
+	"metadata.name":      "the bundle's address: a work of another name is another bundle, found and compared on its own",
+	"metadata.namespace": "the bundle's address: the consumer (target cluster) the work is sent to",
+
+	"metadata.selfLink":                   notFPServer,
+	"metadata.uid":                        notFPServer,
+	"metadata.resourceVersion":            notFPServer,
+	"metadata.generation":                 notFPServer,
+	"metadata.creationTimestamp":          notFPServer,
+	"metadata.deletionTimestamp":          notFPServer,
+	"metadata.deletionGracePeriodSeconds": notFPServer,
+	"metadata.managedFields":              notFPServer,
+
+	"status": "written by the work agent on the managed cluster, never sent",
+}
+
+const (
+	notFPType   = "the type of every bundle: each is sent as a work.open-cluster-management.io/v1 ManifestWork"
+	notFPServer = "kept by Maestro: assigned on its writes and read back on every work, never the content the agent applies"
+)

@@ -188,7 +188,7 @@ func TestFingerprintSensitivity(t *testing.T) {
 			md["name"], md["namespace"], md["resourceVersion"] = "other", "other", "13"
 			md["deletionTimestamp"] = "2025-01-01T00:00:00Z"
 		}, false},
-		{"other spec field", func(w map[string]any) { setPath(w, "User", "spec", "executor", "subject", "type") }, false},
+		{"spec.executor (sent, so fingerprinted)", func(w map[string]any) { setPath(w, "User", "spec", "executor", "subject", "type") }, true},
 		{"apiVersion and kind", func(w map[string]any) { w["apiVersion"], w["kind"] = "x", "y" }, false},
 	}
 	base := mustFingerprint(t, baseWork(t))

@@ -324,3 +324,19 @@ cases:
 		}
 	}
 }
+
+// bundle-adapter test prints, under each case, the warnings serve would
+// log for its events: the optional param without a value (default used)
+// and the payload leaf sent as null.
+func TestTestPrintsTheEventsWarnings(t *testing.T) {
+	code, out, errOut := runTests(t, Options{}, "testdata/warnings")
+	if code != ExitPass {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"warning: step 1: optional param has no value, default used", "param=releaseVersion",
+		"warning: step 1: payload leaf without a default failed; sent as null", "{{ .releaseVersion }} has no value"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

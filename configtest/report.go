@@ -42,6 +42,7 @@ func summarize(o Options, reports []*fileReport) int {
 				pass++
 				fmt.Fprintf(o.Out, "  ok      %s (%s)\n", c.name, steps(len(c.steps)))
 			}
+			printWarnings(o.Out, c)
 		}
 	}
 	fmt.Fprintf(o.Out, "%d passed, %d failed, %d updated, %d invalid\n", pass, fail, updated, invalid)
@@ -52,6 +53,17 @@ func summarize(o Options, reports []*fileReport) int {
 		return ExitFail
 	}
 	return ExitPass
+}
+
+// printWarnings prints what serve would have logged at warn level for each
+// step's event (an optional param without a value, a payload leaf sent as
+// null), whether the case passed or not.
+func printWarnings(w io.Writer, c *caseReport) {
+	for i, s := range c.steps {
+		for _, m := range s.warnings {
+			fmt.Fprintf(w, "          warning: step %d: %s\n", i+1, m)
+		}
+	}
 }
 
 func steps(n int) string {

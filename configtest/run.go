@@ -42,8 +42,10 @@ type caseRun struct {
 	fakes    memrun.Fakes
 	api      apiSwitch
 	pipeline *adapter.Pipeline
-	in       Inputs
-	now      time.Time
+	// warns collects what the pipeline logs at warn level, all steps.
+	warns *memrun.Warnings
+	in    Inputs
+	now   time.Time
 }
 
 // apiSwitch is the pipeline's HyperFleet API: each step answers from its
@@ -75,8 +77,10 @@ type stepOutcome struct {
 	step       *Step
 	mismatches []mismatch
 	summary    []string // how the event ended, shown under a failing step
-	invalid    error
-	actual     *actual // what the step produced; nil when it could not run
+	// warnings are what serve would log at warn level for the step's event.
+	warnings []string
+	invalid  error
+	actual   *actual // what the step produced; nil when it could not run
 }
 
 // runCase runs every step of c, stopping at the first step that cannot run.
@@ -86,7 +90,9 @@ func (t *loaded) runCase(c loadedCase) []stepOutcome {
 	var out []stepOutcome
 	for _, s := range c.steps {
 		o := stepOutcome{step: s}
+		seen := r.warnCount()
 		act, err := r.step(s)
+		o.warnings = r.warnsSince(seen)
 		if err != nil {
 			o.invalid = err
 			return append(out, o)
@@ -131,7 +137,8 @@ func (r *caseRun) step(s *Step) (*actual, error) {
 	}
 	if r.pipeline == nil {
 		f := r.fakes
-		opts := memrun.PipelineOptions(r.t.cfg, memrun.Fakes{Maestro: f.Maestro, Kube: f.Kube, API: &r.api}, r.clock, r.lookupEnv)
+		r.warns = &memrun.Warnings{}
+		opts := memrun.PipelineOptions(r.t.cfg, memrun.Fakes{Maestro: f.Maestro, Kube: f.Kube, API: &r.api, Warnings: r.warns}, r.clock, r.lookupEnv)
 		if r.t.wrap != nil {
 			r.t.wrap(&opts)
 		}
@@ -147,6 +154,25 @@ func (r *caseRun) step(s *Step) (*actual, error) {
 		a.apiCalls = r.api.calls
 	}
 	return a, err
+}
+
+// warnCount is how many warnings the case's pipeline logged so far.
+func (r *caseRun) warnCount() int {
+	if r.warns == nil {
+		return 0
+	}
+	return len(r.warns.List())
+}
+
+// warnsSince returns the warnings logged after the first n.
+func (r *caseRun) warnsSince(n int) []string {
+	if r.warns == nil {
+		return nil
+	}
+	if l := r.warns.List(); len(l) > n {
+		return l[n:]
+	}
+	return nil
 }
 
 // inherit sets the inputs a step gives over those it inherits; env

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,6 +14,7 @@ import (
 	"k8s.io/client-go/util/csaupgrade"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/kubeclient/kubeerr"
 )
 
 // applyAttempts bounds the read-then-apply rounds of one Apply when the
@@ -61,7 +61,7 @@ func (c *Client) Apply(ctx context.Context, obj *unstructured.Unstructured) (*un
 		}
 		return out, nil
 	}
-	return nil, classify("apply", ref, fmt.Errorf("%w: %w", adapter.ErrUnavailable, errChanged))
+	return nil, classify("apply", ref, kubeerr.Wrap(adapter.ErrUnavailable, "%w", errChanged))
 }
 
 // applyOnce is one read-then-apply round. A 409 Conflict is returned as the
@@ -72,7 +72,7 @@ func (c *Client) applyOnce(ctx context.Context, res dynamic.ResourceInterface, r
 		return nil, err
 	}
 	if ts := live.GetDeletionTimestamp(); ts != nil {
-		return nil, fmt.Errorf("%w: deletionTimestamp %s", adapter.ErrUnderDeletion, ts.UTC().Format("2006-01-02T15:04:05Z"))
+		return nil, kubeerr.Wrap(adapter.ErrUnderDeletion, "deletionTimestamp %s", ts.UTC().Format("2006-01-02T15:04:05Z"))
 	}
 	if live, err = c.upgradeOwnership(ctx, res, live); err != nil {
 		return nil, err
@@ -81,7 +81,7 @@ func (c *Client) applyOnce(ctx context.Context, res dynamic.ResourceInterface, r
 	body.SetResourceVersion(live.GetResourceVersion())
 	data, err := json.Marshal(body.Object)
 	if err != nil {
-		return nil, fmt.Errorf("%w: encode object: %w", adapter.ErrInvalid, err)
+		return nil, kubeerr.Wrap(adapter.ErrInvalid, "encode object: %w", err)
 	}
 	force := true
 	out, err := res.Patch(ctx, ref.Name, types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: c.fieldManager, Force: &force})

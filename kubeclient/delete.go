@@ -2,13 +2,13 @@ package kubeclient
 
 import (
 	"context"
-	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/kubeclient/kubeerr"
 )
 
 // Delete asks the API server to delete the object and returns once it
@@ -38,7 +38,7 @@ func (c *Client) Delete(ctx context.Context, ref adapter.KubeRef, propagation st
 		if ref.UID != "" && apierrors.IsConflict(err) {
 			// "Precondition failed: UID in precondition: ...": the
 			// observed object is gone, another one holds the name.
-			err = fmt.Errorf("%w: the object of uid %s is gone: %w", adapter.ErrNotFound, ref.UID, err)
+			err = kubeerr.Wrap(adapter.ErrNotFound, "the object of uid %s is gone: %w", ref.UID, err)
 		}
 		return classify("delete", ref, err)
 	}
@@ -54,5 +54,5 @@ func propagationPolicy(p string) (metav1.DeletionPropagation, error) {
 	case metav1.DeletePropagationBackground, metav1.DeletePropagationForeground, metav1.DeletePropagationOrphan:
 		return metav1.DeletionPropagation(p), nil
 	}
-	return "", fmt.Errorf("%w: propagation %q is none of Background, Foreground, Orphan", adapter.ErrInvalid, p)
+	return "", kubeerr.Wrap(adapter.ErrInvalid, "propagation %q is none of Background, Foreground, Orphan", p)
 }

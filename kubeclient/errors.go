@@ -13,10 +13,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/kubeclient/kubeerr"
 )
 
 // classify wraps err of operation op on ref with the adapter sentinel it
-// means and with op, kind, namespace and name; the original error (and the
+// means (worded as Kubernetes', see kubeerr) and with op, kind, namespace and name; the original error (and the
 // API server's message in it) stays in the chain. An error with no sentinel
 // (401, 403: retrying cannot help, nor is the request malformed) is wrapped
 // with the context only.
@@ -26,7 +27,7 @@ func classify(op string, ref adapter.KubeRef, err error) error {
 	}
 	where := fmt.Sprintf("kubernetes %s %s", op, describe(ref))
 	if s := sentinelFor(err); s != nil && !errors.Is(err, s) {
-		return fmt.Errorf("%w: %s: %w", s, where, err)
+		return kubeerr.Wrap(s, "%s: %w", where, err)
 	}
 	return fmt.Errorf("%s: %w", where, err)
 }

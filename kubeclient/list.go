@@ -2,13 +2,13 @@ package kubeclient
 
 import (
 	"context"
-	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/kubeclient/kubeerr"
 )
 
 // listPage is the number of objects asked for in one List request.
@@ -28,7 +28,7 @@ func (c *Client) List(ctx context.Context, ref adapter.KubeRef, match map[string
 	ref.Name = ""
 	selector, err := labels.ValidatedSelectorFromSet(match)
 	if err != nil {
-		return nil, classify("list", ref, fmt.Errorf("%w: labels %q: %w", adapter.ErrInvalid, match, err))
+		return nil, classify("list", ref, kubeerr.Wrap(adapter.ErrInvalid, "labels %q: %w", match, err))
 	}
 	res, _, err := c.resource(ref, true)
 	if err != nil {
@@ -42,7 +42,7 @@ func (c *Client) List(ctx context.Context, ref adapter.KubeRef, match map[string
 	seen := map[string]bool{}
 	for pages := int64(1); ; pages++ {
 		if pages > maxListPages(c.maxList) {
-			return nil, classify("list", ref, fmt.Errorf("%w: the server answered more than %d pages (continue tokens without end)", adapter.ErrInvalid, maxListPages(c.maxList)))
+			return nil, classify("list", ref, kubeerr.Wrap(adapter.ErrInvalid, "the server answered more than %d pages (continue tokens without end)", maxListPages(c.maxList)))
 		}
 		page, err := res.List(ctx, opts)
 		if err != nil {
@@ -50,7 +50,7 @@ func (c *Client) List(ctx context.Context, ref adapter.KubeRef, match map[string
 		}
 		for i := range page.Items {
 			if len(out) == c.maxList {
-				return nil, classify("list", ref, fmt.Errorf("%w: more than %d objects match labels %v", adapter.ErrInvalid, c.maxList, match))
+				return nil, classify("list", ref, kubeerr.Wrap(adapter.ErrInvalid, "more than %d objects match labels %v", c.maxList, match))
 			}
 			out = append(out, &page.Items[i])
 		}
@@ -58,7 +58,7 @@ func (c *Client) List(ctx context.Context, ref adapter.KubeRef, match map[string
 			return out, nil
 		}
 		if seen[opts.Continue] {
-			return nil, classify("list", ref, fmt.Errorf("%w: the server answered a continue token it had already given (a loop)", adapter.ErrInvalid))
+			return nil, classify("list", ref, kubeerr.Wrap(adapter.ErrInvalid, "the server answered a continue token it had already given (a loop)"))
 		}
 		seen[opts.Continue] = true
 	}

@@ -1,7 +1,6 @@
 package kubeclient
 
 import (
-	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"k8s.io/client-go/restmapper"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/kubeclient/kubeerr"
 )
 
 // resetInterval is the least time between two discovery resets: a config
@@ -45,10 +45,10 @@ func newMapper(disco discovery.DiscoveryInterface) *mapper {
 func (m *mapper) mapping(ref adapter.KubeRef) (*meta.RESTMapping, error) {
 	gv, err := schema.ParseGroupVersion(ref.APIVersion)
 	if err != nil {
-		return nil, fmt.Errorf("%w: apiVersion %q: %w", adapter.ErrInvalid, ref.APIVersion, err)
+		return nil, kubeerr.Wrap(adapter.ErrInvalid, "apiVersion %q: %w", ref.APIVersion, err)
 	}
 	if ref.Kind == "" {
-		return nil, fmt.Errorf("%w: kind is empty", adapter.ErrInvalid)
+		return nil, kubeerr.Wrap(adapter.ErrInvalid, "kind is empty")
 	}
 	gk := schema.GroupKind{Group: gv.Group, Kind: ref.Kind}
 	mp, err := m.rm.RESTMapping(gk, gv.Version)
@@ -93,7 +93,7 @@ func (c *Client) resource(ref adapter.KubeRef, allowAll bool) (r dynamic.Resourc
 		return nri, false, nil
 	}
 	if ref.Namespace == "" && !allowAll {
-		return nil, true, fmt.Errorf("%w: %s is namespaced and no namespace is given", adapter.ErrInvalid, ref.Kind)
+		return nil, true, kubeerr.Wrap(adapter.ErrInvalid, "%s is namespaced and no namespace is given", ref.Kind)
 	}
 	return nri.Namespace(ref.Namespace), true, nil
 }
@@ -106,7 +106,7 @@ func checkSegments(ref adapter.KubeRef) error {
 			continue
 		}
 		if msgs := rest.IsValidPathSegmentName(f.v); len(msgs) != 0 {
-			return fmt.Errorf("%w: invalid %s %q: %s", adapter.ErrInvalid, f.what, f.v, strings.Join(msgs, ", "))
+			return kubeerr.Wrap(adapter.ErrInvalid, "invalid %s %q: %s", f.what, f.v, strings.Join(msgs, ", "))
 		}
 	}
 	return nil

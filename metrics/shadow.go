@@ -3,8 +3,10 @@ package metrics
 import "strconv"
 
 // ShadowDecision counts one decision of serve --shadow
-// (bundle_adapter_shadow_decisions_total{operation,agrees}); it is
-// shadow.Options.Count.
-func (m *Metrics) ShadowDecision(operation string, agrees bool) {
-	m.shadow.WithLabelValues(operation, strconv.FormatBool(agrees)).Inc()
+// (bundle_adapter_shadow_decisions_total{operation,agrees,field}); it is
+// shadow.Options.Count. field is the class of what differs (shadow.Field*;
+// "" when it agrees). A query on operation and agrees alone sums over
+// field, so dashboards written before the label keep working.
+func (m *Metrics) ShadowDecision(operation string, agrees bool, field string) {
+	m.shadow.WithLabelValues(operation, strconv.FormatBool(agrees), field).Inc()
 }

@@ -8,15 +8,16 @@ import (
 
 func TestShadowDecisionCounts(t *testing.T) {
 	m := New()
-	m.ShadowDecision("unchanged", true)
-	m.ShadowDecision("unchanged", true)
-	m.ShadowDecision("update", false)
+	m.ShadowDecision("unchanged", true, "")
+	m.ShadowDecision("unchanged", true, "")
+	m.ShadowDecision("update", false, "resource")
+	m.ShadowDecision("status", false, "data")
 	for _, tt := range []struct {
-		op, agrees string
-		want       float64
-	}{{"unchanged", "true", 2}, {"update", "false", 1}, {"update", "true", 0}} {
-		if got := testutil.ToFloat64(m.shadow.WithLabelValues(tt.op, tt.agrees)); got != tt.want {
-			t.Errorf("shadow_decisions_total{operation=%q,agrees=%q} = %v, want %v", tt.op, tt.agrees, got, tt.want)
+		op, agrees, field string
+		want              float64
+	}{{"unchanged", "true", "", 2}, {"update", "false", "resource", 1}, {"update", "true", "", 0}, {"status", "false", "data", 1}} {
+		if got := testutil.ToFloat64(m.shadow.WithLabelValues(tt.op, tt.agrees, tt.field)); got != tt.want {
+			t.Errorf("shadow_decisions_total{operation=%q,agrees=%q,field=%q} = %v, want %v", tt.op, tt.agrees, tt.field, got, tt.want)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"sort"
 	"strings"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
@@ -23,6 +22,9 @@ type Decision struct {
 	Operation string `json:"operation"`
 	Reason    string `json:"reason,omitempty"`
 	Agrees    bool   `json:"agrees"`
+	// Field is the class of what differs (FieldCondition ... FieldOther
+	// for the status, FieldResource for a resource), "" when it agrees.
+	Field string `json:"field,omitempty"`
 	// Differences name what differs: "path: desired X, live Y".
 	Differences []string `json:"differences,omitempty"`
 }
@@ -50,11 +52,14 @@ func resourceDecisions(res *adapter.Result, writes []Write) []Decision {
 				d.Differences = append(d.Differences, describeWrite(w)...)
 			}
 		}
+		if !d.Agrees {
+			d.Field = FieldResource
+		}
 		out = append(out, d)
 	}
 	for i, w := range writes {
 		if !used[i] && w.Boundary != "api" {
-			out = append(out, Decision{Resource: objectKey(w), Operation: w.Verb, Differences: describeWrite(w)})
+			out = append(out, Decision{Resource: objectKey(w), Operation: w.Verb, Field: FieldResource, Differences: describeWrite(w)})
 		}
 	}
 	return out
@@ -99,71 +104,29 @@ func isStatusWrite(w Write) bool {
 	return strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/statuses")
 }
 
-// condition is a status condition as compared: type, status and reason.
-// Messages are not compared (see docs/migration.md).
-type condition struct {
-	Type   string `json:"type"`
-	Status string `json:"status"`
-	Reason string `json:"reason"`
-}
-
-type adapterStatus struct {
-	Adapter    string      `json:"adapter"`
-	Conditions []condition `json:"conditions"`
-}
-
 // liveStatus picks, from the body of GET …/statuses, the entry whose
-// adapter is name. The body is HyperFleet's list ({"items": [...]}) or a
-// bare array. ok is false when no entry names the adapter.
-func liveStatus(body []byte, name string) (adapterStatus, bool, error) {
+// adapter is name, whole. The body is HyperFleet's list ({"items": [...]})
+// or a bare array. ok is false when no entry names the adapter.
+func liveStatus(body []byte, name string) (map[string]any, bool, error) {
 	var list struct {
-		Items []adapterStatus `json:"items"`
+		Items []map[string]any `json:"items"`
 	}
-	var items []adapterStatus
+	var items []map[string]any
 	trimmed := strings.TrimSpace(string(body))
 	if strings.HasPrefix(trimmed, "[") {
 		if err := json.Unmarshal(body, &items); err != nil {
-			return adapterStatus{}, false, fmt.Errorf("statuses list: %w", err)
+			return nil, false, fmt.Errorf("statuses list: %w", err)
 		}
 	} else {
 		if err := json.Unmarshal(body, &list); err != nil {
-			return adapterStatus{}, false, fmt.Errorf("statuses list: %w", err)
+			return nil, false, fmt.Errorf("statuses list: %w", err)
 		}
 		items = list.Items
 	}
 	for _, s := range items {
-		if s.Adapter == name {
+		if a, _ := s["adapter"].(string); a == name {
 			return s, true, nil
 		}
 	}
-	return adapterStatus{}, false, nil
-}
-
-// conditionDiff names the conditions whose status or reason differ
-// between the status this adapter would report and the live one, and the
-// conditions only one of them holds.
-func conditionDiff(want, live []condition) []string {
-	byType := map[string]condition{}
-	for _, c := range live {
-		byType[c.Type] = c
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, w := range want {
-		seen[w.Type] = true
-		l, ok := byType[w.Type]
-		switch {
-		case !ok:
-			out = append(out, fmt.Sprintf("conditions[%s]: desired %s/%s, live absent", w.Type, w.Status, w.Reason))
-		case l.Status != w.Status || l.Reason != w.Reason:
-			out = append(out, fmt.Sprintf("conditions[%s]: desired %s/%s, live %s/%s", w.Type, w.Status, w.Reason, l.Status, l.Reason))
-		}
-	}
-	for _, l := range live {
-		if !seen[l.Type] {
-			out = append(out, fmt.Sprintf("conditions[%s]: desired absent, live %s/%s", l.Type, l.Status, l.Reason))
-		}
-	}
-	sort.Strings(out)
-	return out
+	return nil, false, nil
 }

@@ -25,32 +25,44 @@ func TestLiveStatusPicksTheAdapter(t *testing.T) {
 			if (err != nil) != tt.wantErr || ok != tt.ok {
 				t.Fatalf("ok %v err %v, want ok %v err %v", ok, err, tt.ok, tt.wantErr)
 			}
-			if ok && s.Conditions[0].Reason != tt.wantReason {
-				t.Errorf("reason %q, want %q", s.Conditions[0].Reason, tt.wantReason)
+			if ok {
+				if got := conditionsByType(s["conditions"])["Applied"]["reason"]; got != tt.wantReason {
+					t.Errorf("reason %q, want %q", got, tt.wantReason)
+				}
 			}
 		})
 	}
 }
 
-func TestConditionDiff(t *testing.T) {
-	c := func(typ, status, reason string) condition {
-		return condition{Type: typ, Status: status, Reason: reason}
+// The condition rows of the comparison before it covered the whole
+// status, on statusDiff.
+func TestStatusDiffConditions(t *testing.T) {
+	c := func(typ, status, reason string) any {
+		return map[string]any{"type": typ, "status": status, "reason": reason}
 	}
+	st := func(conds ...any) map[string]any { return map[string]any{"conditions": conds} }
 	tests := []struct {
 		name       string
-		want, live []condition
+		want, live map[string]any
 		diff       []string
+		field      string
 	}{
-		{"same, any order", []condition{c("A", "True", "x"), c("B", "False", "y")}, []condition{c("B", "False", "y"), c("A", "True", "x")}, nil},
-		{"status differs", []condition{c("A", "True", "x")}, []condition{c("A", "False", "x")}, []string{"conditions[A]: desired True/x, live False/x"}},
-		{"reason differs", []condition{c("A", "True", "x")}, []condition{c("A", "True", "z")}, []string{"conditions[A]: desired True/x, live True/z"}},
-		{"missing live", []condition{c("A", "True", "x")}, nil, []string{"conditions[A]: desired True/x, live absent"}},
-		{"extra live", nil, []condition{c("A", "True", "x")}, []string{"conditions[A]: desired absent, live True/x"}},
+		{"same, any order", st(c("A", "True", "x"), c("B", "False", "y")), st(c("B", "False", "y"), c("A", "True", "x")), nil, ""},
+		{"status differs", st(c("A", "True", "x")), st(c("A", "False", "x")), []string{`conditions[A].status: desired "True", live "False"`}, FieldCondition},
+		{"reason differs", st(c("A", "True", "x")), st(c("A", "True", "z")), []string{`conditions[A].reason: desired "x", live "z"`}, FieldCondition},
+		{"missing live", st(c("A", "True", "x")), st(), []string{`conditions[A]: desired {"reason":"x","status":"True","type":"A"}, live absent`}, FieldCondition},
+		{"extra live", st(), st(c("A", "True", "x")), []string{`conditions[A]: desired absent, live {"reason":"x","status":"True","type":"A"}`}, FieldCondition},
+		{"times never differ", map[string]any{"observed_time": "1", "conditions": []any{map[string]any{"type": "A", "last_transition_time": "1"}}},
+			map[string]any{"observed_time": "2", "conditions": []any{map[string]any{"type": "A", "last_transition_time": "2"}}}, nil, ""},
+		{"condition outranks data", map[string]any{"data": map[string]any{"a": 1}, "conditions": []any{c("A", "True", "x")}},
+			map[string]any{"data": map[string]any{"a": 2}, "conditions": []any{c("A", "False", "x")}},
+			[]string{`conditions[A].status: desired "True", live "False"`, `data.a: desired 1, live 2`}, FieldCondition},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := conditionDiff(tt.want, tt.live); !reflect.DeepEqual(got, tt.diff) {
-				t.Errorf("got %q, want %q", got, tt.diff)
+			got, field := statusDiff(tt.want, tt.live)
+			if !reflect.DeepEqual(got, tt.diff) || field != tt.field {
+				t.Errorf("got %q (%q), want %q (%q)", got, field, tt.diff, tt.field)
 			}
 		})
 	}

@@ -2,7 +2,6 @@ package shadow
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -22,8 +21,10 @@ type Options struct {
 	// one whose adapter is the name in the status body, or this one.
 	Adapter string
 	// Count, when set, is called once per decision (the metric
-	// bundle_adapter_shadow_decisions_total).
-	Count func(operation string, agrees bool)
+	// bundle_adapter_shadow_decisions_total): its operation, whether it
+	// agrees, and the class of what differs (Decision.Field, "" when it
+	// agrees).
+	Count func(operation string, agrees bool, field string)
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 }
@@ -92,11 +93,11 @@ func (s *Shadow) Decisions(ctx context.Context, res *adapter.Result, writes []Wr
 // statusDecision compares the status w would report with the entry of
 // this adapter in GET w.URL.
 func (s *Shadow) statusDecision(ctx context.Context, w Write) (Decision, error) {
-	var want adapterStatus
-	if err := json.Unmarshal(w.Body, &want); err != nil {
-		return Decision{Resource: "status", Operation: "status", Differences: []string{"status body is not an adapter status: " + err.Error()}}, nil
+	want, err := decodeStatus(w.Body)
+	if err != nil {
+		return Decision{Resource: "status", Operation: "status", Field: FieldOther, Differences: []string{"status body is not an adapter status: " + err.Error()}}, nil
 	}
-	name := want.Adapter
+	name, _ := want["adapter"].(string)
 	if name == "" {
 		name = s.o.Adapter
 	}
@@ -106,20 +107,20 @@ func (s *Shadow) statusDecision(ctx context.Context, w Write) (Decision, error) 
 	}
 	var apiErr *adapter.APIError
 	if errors.As(err, &apiErr) && apiErr.Status == http.StatusNotFound || err == nil && resp.Status == http.StatusNotFound {
-		return Decision{Resource: "status", Operation: "status", Differences: []string{"live: no status of adapter " + name}}, nil
+		return Decision{Resource: "status", Operation: "status", Field: FieldCondition, Differences: []string{"live: no status of adapter " + name}}, nil
 	}
 	if err != nil {
 		return Decision{}, err
 	}
 	live, ok, err := liveStatus(resp.Body, name)
 	if err != nil {
-		return Decision{Resource: "status", Operation: "status", Differences: []string{err.Error()}}, nil
+		return Decision{Resource: "status", Operation: "status", Field: FieldOther, Differences: []string{err.Error()}}, nil
 	}
 	if !ok {
-		return Decision{Resource: "status", Operation: "status", Differences: []string{"live: no status of adapter " + name}}, nil
+		return Decision{Resource: "status", Operation: "status", Field: FieldCondition, Differences: []string{"live: no status of adapter " + name}}, nil
 	}
-	diff := conditionDiff(want.Conditions, live.Conditions)
-	return Decision{Resource: "status", Operation: "status", Agrees: len(diff) == 0, Differences: diff}, nil
+	diff, field := statusDiff(want, live)
+	return Decision{Resource: "status", Operation: "status", Agrees: len(diff) == 0, Field: field, Differences: diff}, nil
 }
 
 // report counts the decisions and logs one line for the event: info when
@@ -128,7 +129,7 @@ func (s *Shadow) report(ev adapter.Event, decisions []Decision) {
 	var differ []Decision
 	for _, d := range decisions {
 		if s.o.Count != nil {
-			s.o.Count(d.Operation, d.Agrees)
+			s.o.Count(d.Operation, d.Agrees, d.Field)
 		}
 		if !d.Agrees {
 			differ = append(differ, d)

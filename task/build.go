@@ -74,6 +74,7 @@ func compileBuildString(l *configfile.ErrorList, path, s string) BuildNode {
 	if t.IsLiteral() {
 		return BuildNode{Literal: s}
 	}
+	t.SetWhere(l.Where(path))
 	return BuildNode{Template: t}
 }
 

@@ -126,6 +126,10 @@ func compileManifest(l *configfile.ErrorList, refs refs, r *Resource, path strin
 		m.Compiled, err = CompileManifestFile(file, data)
 	} else {
 		m.Compiled, err = CompileManifest(path, m.Inline)
+		if err == nil {
+			// inline templates are named by YAML path: record their file:line
+			tmpl.WalkTemplates(m.Compiled.Tree, func(t *tmpl.Template) { t.SetWhere(l.Where(t.Name)) })
+		}
 	}
 	if err != nil {
 		l.Add(path, "%v", err)

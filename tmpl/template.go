@@ -28,6 +28,8 @@ type Template struct {
 	Literal bool
 	usesNow bool
 	tmpl    *template.Template
+	// where is the file:line the template was written at, when known.
+	where string
 
 	// clones holds copies of tmpl whose functions are bound to a
 	// per-clone tmplState (the injected clock and the budget), so
@@ -68,6 +70,7 @@ func ParseTemplate(name, src string) (*Template, error) {
 		return nil, err
 	}
 	t.usesNow = tmplUsesNow(tt)
+	requireValues(tt)
 	instrumentTemplate(tt)
 	t.tmpl = tt
 	return t, nil
@@ -151,7 +154,7 @@ func (t *Template) execute(ctx context.Context, buf *bytes.Buffer, data map[stri
 	case stopped != nil:
 		return fmt.Errorf("template: %s: %w", t.Name, stopped)
 	}
-	return err
+	return t.missingValueError(err)
 }
 
 // clone returns a pooled copy of the template whose functions are bound to
@@ -168,6 +171,11 @@ func (t *Template) clone() (*tmplClone, error) {
 	cl.Funcs(tmplExecFuncs(&c.state))
 	return c, nil
 }
+
+// SetWhere records the file:line the template was written at, named by
+// run-time errors such as a missing value. Call it at load, before the
+// template is shared.
+func (t *Template) SetWhere(where string) { t.where = where }
 
 // Source returns the template text as written.
 func (t *Template) Source() string { return t.src }

@@ -86,5 +86,6 @@ func CompileTextWith(l *configfile.ErrorList, t *Text, parse func(name, src stri
 		l.Add(t.Path, "%v", err)
 		return
 	}
+	tmpl.SetWhere(l.Where(t.Path))
 	t.T = tmpl
 }

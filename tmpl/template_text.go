@@ -39,5 +39,6 @@ func CompileText(l *configfile.ErrorList, t *Text) {
 		l.Add(t.Path, "%v", err)
 		return
 	}
+	tmpl.SetWhere(l.Where(t.Path))
 	t.T = tmpl
 }

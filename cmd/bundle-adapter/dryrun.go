@@ -83,7 +83,8 @@ func (f *dryRunFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	p, err := memrun.NewPipeline(cfg, memrun.Fakes{Maestro: store, Kube: kube, API: api}, clock, nil)
+	warns := &memrun.Warnings{}
+	p, err := memrun.NewPipeline(cfg, memrun.Fakes{Maestro: store, Kube: kube, API: api, Warnings: warns}, clock, nil)
 	if err != nil {
 		return err
 	}
@@ -96,6 +97,7 @@ func (f *dryRunFlags) run(cmd *cobra.Command) error {
 	}
 	report := newReport(res, store.Calls(), api.Calls())
 	report.addKubeCalls(kube.Calls())
+	report.Warnings = warns.List()
 	if f.output == "json" {
 		return report.writeJSON(cmd.OutOrStdout())
 	}

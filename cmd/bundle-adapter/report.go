@@ -24,6 +24,10 @@ type dryRunReport struct {
 	// kubernetes resources.
 	KubeCalls []kubeCall     `json:"kubeCalls,omitempty"`
 	APICalls  []apistub.Call `json:"apiCalls"`
+	// Warnings are what serve would log at warn level for the event (an
+	// optional param without a value and its default used, a payload
+	// leaf sent as null), each "message key=value ...".
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 type reportEvent struct {
@@ -99,6 +103,12 @@ func (r *dryRunReport) writeText(w io.Writer) error {
 			body = " " + string(b)
 		}
 		fmt.Fprintf(w, "  %s %s%s\n", c.Method, c.Path, body)
+	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintln(w, "warnings:")
+		for _, m := range r.Warnings {
+			fmt.Fprintf(w, "  %s\n", m)
+		}
 	}
 	return nil
 }

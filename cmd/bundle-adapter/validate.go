@@ -1,15 +1,18 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 
 	"github.com/spf13/cobra"
+
+	"github.com/bundle-adapter/bundle-adapter/memrun"
 )
 
 func newValidateCmd() *cobra.Command {
 	var f configFlags
-	var shadow bool
+	var shadow, strict bool
 	cmd := &cobra.Command{
 		Use:   "validate",
 		Short: "Check the config files; exit 0 when valid, 2 with every error on stderr",
@@ -20,15 +23,28 @@ environment the task config reads, and with --broker-config the consumer's
 queue, exchange or subscription names, with the names a shadow replica
 (serve --shadow) would derive from them. With --shadow, it checks the config
 as serve --shadow starts it. A config validate passes is one serve starts;
-only what it connects to can still stop it.`,
+only what it connects to can still stop it.
+
+With --strict, any warning (of the config files or of the start-up
+checks) makes validate exit 2, so CI can refuse what would only be
+logged: a param reading a name nothing declares, a payload leaf that can
+fail without a default, a field the ManifestWork type drops.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := f.load(cmd)
 			if err != nil {
 				return err
 			}
-			if _, err := planServe(cfg, shadow, slog.New(slog.DiscardHandler)); err != nil {
+			warns := &memrun.Warnings{} // the start-up checks' warnings, printed as the files' are
+			_, err = planServe(cfg, shadow, slog.New(warns))
+			for _, w := range warns.List() {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
+			}
+			if err != nil {
 				return &exitError{code: exitInvalidConfig, err: err}
+			}
+			if n := len(cfg.Warnings()) + len(warns.List()); strict && n > 0 {
+				return &exitError{code: exitInvalidConfig, err: fmt.Errorf("%d warning(s) and --strict: %w", n, errStrict)}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "valid: %s (%d params, %d preconditions, %d bundles)\n",
 				cfg.Adapter.Info.Name, len(cfg.Task.Params), len(cfg.Task.Preconditions), len(cfg.Task.Resources))
@@ -37,5 +53,8 @@ only what it connects to can still stop it.`,
 	}
 	f.register(cmd, true)
 	cmd.Flags().BoolVar(&shadow, "shadow", false, "check the config as serve --shadow starts it")
+	cmd.Flags().BoolVar(&strict, "strict", false, "exit 2 on any warning, as on an error")
 	return cmd
 }
+
+var errStrict = errors.New("validate --strict refuses warnings")

@@ -140,3 +140,17 @@ func IndexPath(parent string, i int) string {
 }
 
 func Errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// Where is "file:line" of path (the line recorded for path or its nearest
+// parent), "file" when no line is known, "" without a file: the place a
+// run-time error names, such as a template that reached a missing value.
+func (l *ErrorList) Where(path string) string {
+	line := l.LineOf(path)
+	switch {
+	case l.file == "":
+		return ""
+	case line <= 0:
+		return l.file
+	}
+	return fmt.Sprintf("%s:%d", l.file, line)
+}

@@ -2,13 +2,13 @@ package memkube
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/kubeclient/kubeerr"
 )
 
 // Apply models server-side apply with the adapter's field manager, conflicts
@@ -36,7 +36,7 @@ func (s *Store) Apply(ctx context.Context, obj *unstructured.Unstructured) (*uns
 		return nil, notFound("apply", ref)
 	}
 	if live.GetDeletionTimestamp() != nil {
-		return nil, fmt.Errorf("%w: memkube: apply %s: 409, it is being deleted", adapter.ErrUnderDeletion, describe(ref))
+		return nil, kubeerr.Wrap(adapter.ErrUnderDeletion, "memkube: apply %s: 409, it is being deleted", describe(ref))
 	}
 	if err := validate(VerbApply, obj); err != nil {
 		return nil, err

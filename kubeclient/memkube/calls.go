@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/kubeclient/kubeerr"
 )
 
 // Verbs of recorded calls.
@@ -85,7 +86,7 @@ func (s *Store) begin(ctx context.Context, c Call) error {
 	s.mu.Lock()
 	s.calls = append(s.calls, c)
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("%w: memkube: %v", adapter.ErrUnavailable, err)
+		return kubeerr.Wrap(adapter.ErrUnavailable, "memkube: %v", err)
 	}
 	for _, f := range s.faults {
 		if f.n > 0 && (f.verb == "" || f.verb == c.Verb) {

@@ -2,12 +2,12 @@ package memkube
 
 import (
 	"context"
-	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/kubeclient/kubeerr"
 )
 
 // Create stores a copy of obj with a new uid, resourceVersion, generation 1
@@ -34,7 +34,7 @@ func (s *Store) Create(ctx context.Context, obj *unstructured.Unstructured) (*un
 		if old.GetDeletionTimestamp() != nil {
 			state = "is being deleted"
 		}
-		return nil, fmt.Errorf("%w: memkube: create %s: 409, it %s", adapter.ErrAlreadyExists, describe(ref), state)
+		return nil, kubeerr.Wrap(adapter.ErrAlreadyExists, "memkube: create %s: 409, it %s", describe(ref), state)
 	}
 	stored := obj.DeepCopy()
 	s.stamp(stored, k)

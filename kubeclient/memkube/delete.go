@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/kubeclient/kubeerr"
 )
 
 // Delete starts the deletion of the object and returns at once. With
@@ -28,7 +29,7 @@ func (s *Store) Delete(ctx context.Context, ref adapter.KubeRef, propagation str
 	switch propagation {
 	case "", "Background", "Foreground", "Orphan":
 	default:
-		return fmt.Errorf("%w: memkube: delete %s: 400, unknown propagation policy %q", adapter.ErrInvalid, describe(ref), propagation)
+		return kubeerr.Wrap(adapter.ErrInvalid, "memkube: delete %s: 400, unknown propagation policy %q", describe(ref), propagation)
 	}
 	k, err := s.resolve(ref, true)
 	if err != nil {

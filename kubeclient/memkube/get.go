@@ -2,12 +2,12 @@ package memkube
 
 import (
 	"context"
-	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8slabels "k8s.io/apimachinery/pkg/labels"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/kubeclient/kubeerr"
 )
 
 // Get returns a copy of the object, deletionTimestamp set while a deletion
@@ -41,7 +41,7 @@ func (s *Store) List(ctx context.Context, ref adapter.KubeRef, labels map[string
 		return nil, err
 	}
 	if _, err := k8slabels.ValidatedSelectorFromSet(labels); err != nil {
-		return nil, fmt.Errorf("%w: memkube: list %s: labels %q: %w", adapter.ErrInvalid, describe(ref), labels, err)
+		return nil, kubeerr.Wrap(adapter.ErrInvalid, "memkube: list %s: labels %q: %w", describe(ref), labels, err)
 	}
 	want, err := s.resolve(ref, false)
 	if err != nil {
@@ -70,5 +70,5 @@ func hasLabels(have, want map[string]string) bool {
 }
 
 func notFound(verb string, ref adapter.KubeRef) error {
-	return fmt.Errorf("%w: memkube: %s %s: 404", adapter.ErrNotFound, verb, describe(ref))
+	return kubeerr.Wrap(adapter.ErrNotFound, "memkube: %s %s: 404", verb, describe(ref))
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/kubeclient/kubeerr"
 )
 
 // Kind is one kind the store serves.
@@ -105,21 +106,21 @@ func (s *Store) resolve(ref adapter.KubeRef, needName bool) (objKey, error) {
 		namespaced, ok = ref.Namespace != "", true
 	}
 	if !ok {
-		return objKey{}, fmt.Errorf("%w: memkube: the server does not serve %s %s", adapter.ErrInvalid, ref.APIVersion, ref.Kind)
+		return objKey{}, kubeerr.Wrap(adapter.ErrInvalid, "memkube: the server does not serve %s %s", ref.APIVersion, ref.Kind)
 	}
 	gv, err := schema.ParseGroupVersion(ref.APIVersion)
 	if err != nil {
-		return objKey{}, fmt.Errorf("%w: memkube: apiVersion %q: %v", adapter.ErrInvalid, ref.APIVersion, err)
+		return objKey{}, kubeerr.Wrap(adapter.ErrInvalid, "memkube: apiVersion %q: %v", ref.APIVersion, err)
 	}
 	k := objKey{group: gv.Group, kind: ref.Kind, namespace: ref.Namespace, name: ref.Name}
 	if !namespaced {
 		k.namespace = ""
 	}
 	if needName && ref.Name == "" {
-		return objKey{}, fmt.Errorf("%w: memkube: %s %s without a name", adapter.ErrInvalid, ref.APIVersion, ref.Kind)
+		return objKey{}, kubeerr.Wrap(adapter.ErrInvalid, "memkube: %s %s without a name", ref.APIVersion, ref.Kind)
 	}
 	if needName && namespaced && ref.Namespace == "" {
-		return objKey{}, fmt.Errorf("%w: memkube: %s %s %s is namespaced: the request needs a namespace", adapter.ErrInvalid, ref.APIVersion, ref.Kind, ref.Name)
+		return objKey{}, kubeerr.Wrap(adapter.ErrInvalid, "memkube: %s %s %s is namespaced: the request needs a namespace", ref.APIVersion, ref.Kind, ref.Name)
 	}
 	return k, nil
 }

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/kubeclient/kubeerr"
 )
 
 // validate refuses, as the API server does with 422, an object whose name
@@ -36,7 +37,7 @@ func validate(verb string, obj *unstructured.Unstructured) error {
 	if len(msgs) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: memkube: %s %s: 422, %s", adapter.ErrInvalid, verb, describe(refOf(obj)), strings.Join(msgs, "; "))
+	return kubeerr.Wrap(adapter.ErrInvalid, "memkube: %s %s: 422, %s", verb, describe(refOf(obj)), strings.Join(msgs, "; "))
 }
 
 // checkNamespace is the API server's validation of metadata.namespace (a
