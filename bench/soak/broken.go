@@ -204,3 +204,28 @@ func replaceBody(resp *http.Response, code int, body []byte) {
 	resp.Header.Del("Content-Encoding")
 	resp.Header.Set("Content-Type", "application/json")
 }
+
+// brokenWiring puts the proxy of o.broken, if any, between the adapter and
+// its server: it returns the options and API URL the adapter's config is
+// written from, and a stop for the proxy. Without o.broken it changes
+// nothing.
+func brokenWiring(o *options, apiURL string) (*options, string, func(), error) {
+	if o.broken == "" {
+		return o, apiURL, func() {}, nil
+	}
+	target := apiURL
+	if o.broken == brokenNoWait {
+		target = o.maestroREST
+	}
+	p, err := startBroken(o.broken, target)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	fmt.Printf("soak: deliberately broken adapter (%s): its %s goes through %s\n", o.broken, target, p.URL)
+	wired := *o
+	if o.broken == brokenNoWait {
+		wired.maestroREST = p.URL
+		return &wired, apiURL, p.close, nil
+	}
+	return &wired, p.URL, p.close, nil
+}

@@ -83,7 +83,12 @@ func run(ctx context.Context, o *options, log *slog.Logger) (bool, error) {
 		}
 		defer func() { _ = realAgents{h.o.hackDir}.stop(h.real...) }()
 	}
-	files, err := writeConfigs(o, filepath.Join(o.out, "config"), h.api.url, h.sourceID, h.exchange)
+	wired, apiURL, stopBroken, err := brokenWiring(o, h.api.url)
+	if err != nil {
+		return false, err
+	}
+	defer stopBroken()
+	files, err := writeConfigs(wired, filepath.Join(o.out, "config"), apiURL, h.sourceID, h.exchange)
 	if err != nil {
 		return false, err
 	}
