@@ -78,8 +78,6 @@ func (r *Result) Disposition() Disposition {
 	switch {
 	case r.Error == nil:
 		return Ack
-	case soakAckEarly && r.Error.Phase == "post": // false but in the soak's broken build
-		return Ack
 	case r.InvalidEvent:
 		return DeadLetter
 	default:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # hack/soak.sh is `make soak` (docs/reliability.md, "Soak"): it builds the
-# adapter (a deliberately broken variant with SOAK_BROKEN) and the soak
+# adapter and the soak
 # harness (bench/soak), starts a Maestro of its own on a fresh database
 # behind a PgBouncer of its own (transaction pooling, as hack/bench.sh's
 # pooled setup) and a kube-apiserver of its own for the real agents
@@ -13,8 +13,9 @@
 #   SOAK_MINUTES   [30]    how long the publisher runs
 #   SOAK_CLUSTERS  [2000]  clusters (2 bundles each)
 #   SOAK_SEED      [1]     seed of the fault schedule
-#   SOAK_BROKEN    [unset] ackearly | nowait: build the adapter with the
-#                          soakbroken_<name> tag (the checker must fail)
+#   SOAK_BROKEN    [unset] ackearly | nowait: the harness puts a lying proxy
+#                          between the adapter and the API (ackearly) or
+#                          Maestro's REST API (nowait); the checker must fail
 #   SOAK_FAULTS    [all]   comma-separated faults (see bench/soak --help)
 #   SOAK_CAPACITY  [1000]  the adapter's events/s capacity; 60% is published
 #   SOAK_CONSUMERS [clusters/40, at least 8, at most 100] simulated agents:
@@ -73,10 +74,8 @@ export KUBE_ETCD_PEER_PORT=${SOAK_KUBE_ETCD_PEER_PORT:-18780}
 export KUBE_KCM_PORT=${SOAK_KUBE_KCM_PORT:-18757}
 export AGENT_RUN_DIR=${RUN_DIR}/agent AGENT_BASE_PORT=${SOAK_AGENT_BASE_PORT:-18760}
 
-tags=""
 case "${SOAK_BROKEN:-}" in
-"") ;;
-ackearly | nowait) tags="soakbroken_${SOAK_BROKEN}" ;;
+"" | ackearly | nowait) ;;
 *) say "SOAK_BROKEN must be ackearly or nowait, not ${SOAK_BROKEN}"; exit 2 ;;
 esac
 
@@ -88,7 +87,7 @@ if ((REAL_AGENTS)); then
 	say "building (or reusing) etcd, kube-apiserver and kube-controller-manager for the real agents (hack/kube.sh; minutes when cold)"
 	hack/kube.sh build >/dev/null
 fi
-CGO_ENABLED=0 go build -trimpath ${tags:+-tags "${tags}"} -o "${RUN_DIR}/bundle-adapter${SOAK_BROKEN:+-${SOAK_BROKEN}}" ./cmd/bundle-adapter
+CGO_ENABLED=0 go build -trimpath -o "${RUN_DIR}/bundle-adapter" ./cmd/bundle-adapter
 go build -o "${RUN_DIR}/soak" ./bench/soak
 
 cleanup() {
@@ -133,7 +132,7 @@ fi
 [[ -z "${SOAK_FAULTS+x}" ]] || extra+=(--faults "${SOAK_FAULTS}")
 # shellcheck disable=SC2086
 "${RUN_DIR}/soak" \
-	--adapter-bin "${RUN_DIR}/bundle-adapter${SOAK_BROKEN:+-${SOAK_BROKEN}}" \
+	--adapter-bin "${RUN_DIR}/bundle-adapter" \
 	--hack-dir hack \
 	--out "${OUT}" \
 	--maestro-rest "${MAESTRO_REST_URL}" \

@@ -106,7 +106,7 @@ func (o *options) validatePhases() error {
 // one-consumer clusters (after the run's) on it.
 func (h *harness) startOneConsumer(ctx context.Context, runID string) (stop func(), err error) {
 	o := h.o
-	if err := registerConsumers(ctx, o.maestroREST, []string{oneConsumer}); err != nil {
+	if err := stacktest.RegisterConsumers(ctx, o.maestroREST, []string{oneConsumer}); err != nil {
 		return nil, err
 	}
 	for i := range o.oneConsumerClusters {

@@ -251,7 +251,7 @@ func run(ctx context.Context, o *options, log *slog.Logger) (*results, error) {
 	for i := range consumers {
 		consumers[i] = fmt.Sprintf("bench-c%d", i)
 	}
-	if err := registerConsumers(ctx, o.maestroREST, consumers); err != nil {
+	if err := stacktest.RegisterConsumers(ctx, o.maestroREST, consumers); err != nil {
 		return nil, err
 	}
 	stopAgents, err := h.startAgents(ctx, consumers, filepath.Join(o.runDir, runID+"-agents.log"))

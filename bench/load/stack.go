@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,25 +18,6 @@ import (
 )
 
 var httpClient = &http.Client{Timeout: 10 * time.Second}
-
-// registerConsumers registers the consumers in Maestro (409 is fine).
-func registerConsumers(ctx context.Context, rest string, names []string) error {
-	for _, n := range names {
-		body, _ := json.Marshal(map[string]string{"name": n})
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, rest+"/api/maestro/v1/consumers", bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := httpClient.Do(req)
-		if err != nil {
-			return fmt.Errorf("register consumer %s: %w", n, err)
-		}
-		msg, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusConflict {
-			return fmt.Errorf("register consumer %s: HTTP %d: %s", n, resp.StatusCode, msg)
-		}
-	}
-	return nil
-}
 
 // bundlesTracked counts the bundles of source in Maestro (one REST list of
 // a single item; the total comes with it).

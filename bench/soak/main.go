@@ -51,7 +51,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.hackDir, "hack-dir", "hack", "the repository's hack/ (maestro.sh restarts Maestro with the environment it was started with)")
 	fs.StringVar(&o.out, "out", "", "run directory: histories, logs, results (required)")
 	fs.StringVar(&o.example, "example", "config/examples/onprem", "the example whose task config and bundles are driven")
-	fs.StringVar(&o.broken, "broken", "", "label of a deliberately broken adapter build (ackearly, nowait); only recorded")
+	fs.StringVar(&o.broken, "broken", "", "a deliberately broken adapter (ackearly, nowait): a lying proxy between it and its API or Maestro REST (broken.go)")
 	fs.StringVar(&o.maestroREST, "maestro-rest", "http://127.0.0.1:18700", "Maestro REST URL")
 	fs.StringVar(&o.maestroGRPC, "maestro-grpc", "127.0.0.1:18790", "Maestro source gRPC address")
 	fs.StringVar(&o.maestroBroker, "maestro-broker", "127.0.0.1:18791", "Maestro agent gRPC broker address")

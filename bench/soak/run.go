@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -67,7 +66,7 @@ func run(ctx context.Context, o *options, log *slog.Logger) (bool, error) {
 	for i := range o.clusters {
 		h.api.add(&cluster{id: fmt.Sprintf("c-%06d", i), consumer: h.placement(i), generation: 1})
 	}
-	if err := registerConsumers(ctx, o.maestroREST, h.consumers); err != nil {
+	if err := stacktest.RegisterConsumers(ctx, o.maestroREST, h.consumers); err != nil {
 		return false, err
 	}
 	h.agents = &agents{life: ctx, broker: o.maestroBroker, rec: h.recs[check.Files.Agents], run: map[string]*agentsim.Agent{},
@@ -84,7 +83,12 @@ func run(ctx context.Context, o *options, log *slog.Logger) (bool, error) {
 		}
 		defer func() { _ = realAgents{h.o.hackDir}.stop(h.real...) }()
 	}
-	files, err := writeConfigs(o, filepath.Join(o.out, "config"), h.api.url, h.sourceID, h.exchange)
+	wired, apiURL, stopBroken, err := brokenWiring(o, h.api.url)
+	if err != nil {
+		return false, err
+	}
+	defer stopBroken()
+	files, err := writeConfigs(wired, filepath.Join(o.out, "config"), apiURL, h.sourceID, h.exchange)
 	if err != nil {
 		return false, err
 	}
@@ -282,25 +286,6 @@ func (h *harness) kubeMeta(meta *check.Meta) error {
 }
 
 var httpClient = &http.Client{Timeout: 30 * time.Second}
-
-// registerConsumers registers the consumers in Maestro (409 is fine).
-func registerConsumers(ctx context.Context, rest string, names []string) error {
-	for _, n := range names {
-		body, _ := json.Marshal(map[string]string{"name": n})
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, rest+"/api/maestro/v1/consumers", bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := httpClient.Do(req)
-		if err != nil {
-			return fmt.Errorf("register consumer %s: %w", n, err)
-		}
-		msg, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusConflict {
-			return fmt.Errorf("register consumer %s: HTTP %d: %s", n, resp.StatusCode, msg)
-		}
-	}
-	return nil
-}
 
 // writeConfigs writes the example's task config (each cluster on the
 // consumer the API names), its bundles, and the adapter and broker configs.

@@ -16,6 +16,7 @@
 //   - CA: throwaway certificate authorities for TLS tests;
 //   - DropRabbitMQ and CloseRabbitMQConnection: a run's RabbitMQ clean-up,
 //     and a connection closed as an operator or a failover would;
+//   - RegisterConsumers: a run's consumers registered in Maestro;
 //   - FreeAddr and FreePorts: loopback ports.
 //
 // Production code never imports it. Functions that a binary uses return
