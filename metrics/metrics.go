@@ -38,6 +38,7 @@ type Metrics struct {
 	nullLeaves      *prometheus.CounterVec
 
 	hf *hyperfleet // HyperFleet adapter's names (HyperFleet); nil until registered
+	bl *brokerLib  // hyperfleet-broker's names (HyperFleet); nil until registered
 
 	mu      sync.Mutex
 	pending *pendingSet // consumer/work -> pending or stalled, bounded
@@ -99,10 +100,12 @@ func (f factory) histogram(name, help string) prometheus.Histogram {
 	return h
 }
 
-// Hooks returns the dispatcher hooks that record events, bundle outcomes,
-// redeliveries, superseded redeliveries and dead letters.
+// Hooks returns the dispatcher hooks that record messages received,
+// events, bundle outcomes, redeliveries, superseded redeliveries and dead
+// letters.
 func (m *Metrics) Hooks() broker.Hooks {
 	return broker.Hooks{
+		Received:     m.received,
 		Processed:    m.processed,
 		Redelivered:  m.redeliveries.Inc,
 		DeadLettered: m.deadLettered,
@@ -115,6 +118,9 @@ func (m *Metrics) processed(res *adapter.Result, took time.Duration, outcome str
 	m.eventDuration.Observe(took.Seconds())
 	if hf := m.hyperfleet(); hf != nil {
 		hf.processed(res, took)
+	}
+	if bl := m.brokerLib(); bl != nil {
+		bl.processed(took, outcome)
 	}
 	m.requests(res)
 	for payload, n := range res.NullLeaves {
@@ -175,6 +181,20 @@ func (m *Metrics) deadLettered(reason string) {
 		kind = "invalid"
 	}
 	m.deadLetters.WithLabelValues(kind).Inc()
+}
+
+// received counts a message taken by the dispatcher in hyperfleet-broker's
+// names (once registered by HyperFleet).
+func (m *Metrics) received(malformed bool) {
+	if bl := m.brokerLib(); bl != nil {
+		bl.received(malformed)
+	}
+}
+
+func (m *Metrics) brokerLib() *brokerLib {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.bl
 }
 
 func (m *Metrics) hyperfleet() *hyperfleet {

@@ -126,7 +126,7 @@ func runPlan(ctx context.Context, cfg *config.Config, plan *startPlan, listen li
 		}
 	}()
 	m := metrics.New()
-	m.HyperFleet(metrics.BuildInfo{Component: cfg.Adapter.Info.Name, Version: version, Commit: commit})
+	m.HyperFleet(metrics.BuildInfo{Component: cfg.Adapter.Info.Name, Version: version, Commit: commit, Topic: cfg.Adapter.Clients.Broker.Topic})
 	opts := adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info,
 		API: m.API(newAPI(cfg.Adapter.Clients.HyperfleetAPI, tp)), Logger: log, Config: cfg.Adapter.Values(), Tracer: tp.Tracer()}
 	var mc *maestroclient.Pool
