@@ -9,6 +9,7 @@ import (
 	"maps"
 	"net/http"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -291,9 +292,11 @@ func startServer(name, addr string, h http.Handler, log *slog.Logger) (*boundedh
 	return srv, nil
 }
 
-// logConfig logs the load warnings, and with debug_config the merged
-// configuration (secrets redacted, as config dump prints it).
+// logConfig logs the build first (version, commit, Go), then the load
+// warnings, and with debug_config the merged configuration (secrets
+// redacted, as config dump prints it).
 func logConfig(cfg *config.Config, log *slog.Logger) {
+	log.Info("bundle-adapter starting", "version", version, "commit", commit, "go", runtime.Version())
 	for _, w := range cfg.Warnings() {
 		log.Warn("config warning", "file", w.File, "line", w.Line, "path", w.Path, "warning", w.Msg)
 	}
