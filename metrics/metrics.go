@@ -41,13 +41,14 @@ type Metrics struct {
 	bl *brokerLib  // hyperfleet-broker's names (HyperFleet); nil until registered
 
 	mu      sync.Mutex
-	pending *pendingSet // consumer/work -> pending or stalled, bounded
+	pending *pendingSet         // consumer/work -> pending or stalled, bounded
+	kinds   map[string]struct{} // resource kinds seen with bundles (kindOf), bounded
 }
 
 // New registers every metric on a fresh registry (plus the Go and process
 // collectors).
 func New() *Metrics {
-	m := &Metrics{Registry: prometheus.NewRegistry(), pending: newPendingSet()}
+	m := &Metrics{Registry: prometheus.NewRegistry(), pending: newPendingSet(), kinds: map[string]struct{}{}}
 	f := factory{m.Registry}
 	m.events = f.counterVec("events_total", "Events processed, by what was done with the message (acked, retried, dead_lettered, released).", "outcome")
 	m.eventDuration = f.histogram("event_duration_seconds", "Time to run one event through the pipeline.")
@@ -68,7 +69,7 @@ func New() *Metrics {
 	m.eventRequests = prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: "bundle_adapter", Name: "event_maestro_requests",
 		Help:    "Maestro requests one event made, by whether every bundle of the event was unchanged (unchanged=true). Sum over count of unchanged=\"true\" is the Maestro requests per unchanged event.",
 		Buckets: []float64{0, 1, 2, 3, 5, 8}}, []string{"unchanged"})
-	m.Registry.MustRegister(m.eventRequests)
+	m.Registry.MustRegister(m.eventRequests, newOldestPending(m))
 	m.Registry.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return m
 }
@@ -134,7 +135,7 @@ func (m *Metrics) processed(res *adapter.Result, took time.Duration, outcome str
 		if b.Reason == adapter.ReasonAdopted {
 			m.adopted.WithLabelValues(transportOf(b)).Inc()
 		}
-		m.track(b)
+		m.track(res, b)
 	}
 }
 
@@ -155,13 +156,14 @@ func (m *Metrics) requests(res *adapter.Result) {
 // that saw it pending until one sees it settled, or until it was not seen
 // for PendingTTL, and at most MaxTrackedBundles count (see pendingSet).
 // Each update costs O(1).
-func (m *Metrics) track(b adapter.Outcome) {
+func (m *Metrics) track(res *adapter.Result, b adapter.Outcome) {
 	key := b.Consumer + "/" + b.WorkName
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	kind := m.kindOf(res)
 	switch b.State {
 	case adapter.StatePending, adapter.StateStalled:
-		m.pending.set(key, b.State)
+		m.pending.set(key, b.State, kind, time.Duration(b.PendingSeconds)*time.Second)
 	case adapter.StateDone:
 		m.pending.remove(key)
 	}
