@@ -68,6 +68,11 @@ const DefaultEventTimeout = 5 * time.Minute
 
 // Hooks are called as events settle; any may be nil.
 type Hooks struct {
+	// Received is called for every message Handle takes, before anything
+	// else is done with it; malformed is true when it does not decode into
+	// an event (it is dead-lettered). hyperfleet-broker counts the same
+	// two things on receipt (messages consumed, conversion errors).
+	Received func(malformed bool)
 	// Processed is called after every pipeline run with its duration and
 	// what was done with the message.
 	Processed func(res *adapter.Result, took time.Duration, outcome string)
@@ -195,6 +200,9 @@ func nextSeq() uint64 {
 // began, messages are released, waiting ones included.
 func (d *Dispatcher) Handle(m Message) {
 	ev, err := d.o.Decode(m)
+	if d.o.Hooks.Received != nil {
+		d.o.Hooks.Received(err != nil)
+	}
 	if err != nil {
 		d.deadLetter(context.Background(), m, nil, "malformed: "+err.Error())
 		return

@@ -23,6 +23,10 @@ HELM_BIN=${HELM_BIN_DIR}/helm
 die() { echo "helm.sh: error: $*" >&2; exit 1; }
 log() { echo "helm.sh: $*" >&2; }
 
+COLD_BUILD_NAME=helm.sh
+# shellcheck source=hack/lib/coldbuild.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/coldbuild.sh"
+
 go_env() {
 	export GOWORK=off GOFLAGS=-mod=mod GOTOOLCHAIN=${GOTOOLCHAIN:-local} CGO_ENABLED=0
 }
@@ -35,6 +39,15 @@ cmd_path() { echo "${HELM_BIN}"; }
 # as helm's own Makefile: version, and the Kubernetes version helm lint and
 # template assume, taken from the client-go helm requires).
 build_helm() {
+	[[ -x "${HELM_BIN}" ]] && return
+	# One build at a time per version (several developers share the cache):
+	# a second caller waits for the first and then finds the binary.
+	mkdir -p "${HELM_BIN_DIR}"
+	exec 9>"${HELM_BIN_DIR}/.build.lock"
+	if ! flock -n 9; then
+		log "another helm ${HELM_VERSION} build is running; waiting for it"
+		flock 9
+	fi
 	[[ -x "${HELM_BIN}" ]] && return
 	local src=${HELM_BIN_DIR}/src start=${SECONDS}
 	rm -rf "${src}"
@@ -54,15 +67,13 @@ package tools
 
 import _ "helm.sh/helm/v3/cmd/helm"
 EOF
-	log "building helm.sh/helm/v3/cmd/helm@${HELM_VERSION} (a few minutes when cold)"
+	log "building helm.sh/helm/v3/cmd/helm@${HELM_VERSION} into ${HELM_BIN_DIR} (cold: about 1 min of module downloads, then several minutes of go build on 2 cores; progress every ${COLD_BUILD_TICK}s)"
 	(
 		cd "${src}"
 		go_env
-		local t=${SECONDS}
-		go mod download helm.sh/helm/v3 >&2
+		timed "downloading helm.sh/helm/v3@${HELM_VERSION}" go mod download helm.sh/helm/v3
 		# Resolve the full build list (writes go.sum) for the helm command.
-		go get "helm.sh/helm/v3/cmd/helm@${HELM_VERSION}" >&2
-		log "modules ready in $((SECONDS - t))s"
+		timed "resolving helm's dependencies (go get)" go get "helm.sh/helm/v3/cmd/helm@${HELM_VERSION}"
 		local kv major minor ldflags
 		kv=$(go list -m -f '{{.Version}}' k8s.io/client-go)
 		kv=${kv#v}
@@ -76,10 +87,8 @@ EOF
 		ldflags+=" -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=${minor}"
 		ldflags+=" -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=${major}"
 		ldflags+=" -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=${minor}"
-		t=${SECONDS}
-		go build -trimpath -ldflags="${ldflags}" ${HELM_BUILD_PARALLEL:+-p "${HELM_BUILD_PARALLEL}"} \
+		timed "compiling helm (go build, the long step)" go build -trimpath -ldflags="${ldflags}" ${HELM_BUILD_PARALLEL:+-p "${HELM_BUILD_PARALLEL}"} \
 			-o "${HELM_BIN}.tmp" helm.sh/helm/v3/cmd/helm >&2
-		log "go build took $((SECONDS - t))s"
 	) || die "helm build failed (see output above)"
 	mv "${HELM_BIN}.tmp" "${HELM_BIN}"
 	log "helm ${HELM_VERSION} built in $((SECONDS - start))s"

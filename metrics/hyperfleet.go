@@ -10,9 +10,11 @@ import (
 )
 
 // BuildInfo names this process in HyperFleet's metrics: Component is the
-// adapter's name, Version and Commit the build's.
+// adapter's name, Version and Commit the build's, Topic the broker topic
+// it consumes (clients.broker.topic; the topic label of hyperfleet-broker's
+// metrics).
 type BuildInfo struct {
-	Component, Version, Commit string
+	Component, Version, Commit, Topic string
 }
 
 // hyperfleet is the metric set HyperFleet's adapter exposes, under its names
@@ -76,8 +78,11 @@ func (m *Metrics) HyperFleet(info BuildInfo) {
 	build.WithLabelValues(info.Component, info.Version, info.Commit).Set(1)
 	up.Set(1)
 	h.inProgress.WithLabelValues(resourceType).Set(0)
+	bl := newBrokerLib(info)
+	bl.register(m.Registry)
 	m.mu.Lock()
 	m.hf = h
+	m.bl = bl
 	m.mu.Unlock()
 }
 

@@ -38,15 +38,17 @@ type Metrics struct {
 	nullLeaves      *prometheus.CounterVec
 
 	hf *hyperfleet // HyperFleet adapter's names (HyperFleet); nil until registered
+	bl *brokerLib  // hyperfleet-broker's names (HyperFleet); nil until registered
 
 	mu      sync.Mutex
-	pending *pendingSet // consumer/work -> pending or stalled, bounded
+	pending *pendingSet         // consumer/work -> pending or stalled, bounded
+	kinds   map[string]struct{} // resource kinds seen with bundles (kindOf), bounded
 }
 
 // New registers every metric on a fresh registry (plus the Go and process
 // collectors).
 func New() *Metrics {
-	m := &Metrics{Registry: prometheus.NewRegistry(), pending: newPendingSet()}
+	m := &Metrics{Registry: prometheus.NewRegistry(), pending: newPendingSet(), kinds: map[string]struct{}{}}
 	f := factory{m.Registry}
 	m.events = f.counterVec("events_total", "Events processed, by what was done with the message (acked, retried, dead_lettered, released).", "outcome")
 	m.eventDuration = f.histogram("event_duration_seconds", "Time to run one event through the pipeline.")
@@ -67,7 +69,7 @@ func New() *Metrics {
 	m.eventRequests = prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: "bundle_adapter", Name: "event_maestro_requests",
 		Help:    "Maestro requests one event made, by whether every bundle of the event was unchanged (unchanged=true). Sum over count of unchanged=\"true\" is the Maestro requests per unchanged event.",
 		Buckets: []float64{0, 1, 2, 3, 5, 8}}, []string{"unchanged"})
-	m.Registry.MustRegister(m.eventRequests)
+	m.Registry.MustRegister(m.eventRequests, newOldestPending(m))
 	m.Registry.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return m
 }
@@ -99,10 +101,12 @@ func (f factory) histogram(name, help string) prometheus.Histogram {
 	return h
 }
 
-// Hooks returns the dispatcher hooks that record events, bundle outcomes,
-// redeliveries, superseded redeliveries and dead letters.
+// Hooks returns the dispatcher hooks that record messages received,
+// events, bundle outcomes, redeliveries, superseded redeliveries and dead
+// letters.
 func (m *Metrics) Hooks() broker.Hooks {
 	return broker.Hooks{
+		Received:     m.received,
 		Processed:    m.processed,
 		Redelivered:  m.redeliveries.Inc,
 		DeadLettered: m.deadLettered,
@@ -116,6 +120,9 @@ func (m *Metrics) processed(res *adapter.Result, took time.Duration, outcome str
 	if hf := m.hyperfleet(); hf != nil {
 		hf.processed(res, took)
 	}
+	if bl := m.brokerLib(); bl != nil {
+		bl.processed(took, outcome)
+	}
 	m.requests(res)
 	for payload, n := range res.NullLeaves {
 		m.nullLeaves.WithLabelValues(payload).Add(float64(n))
@@ -128,7 +135,7 @@ func (m *Metrics) processed(res *adapter.Result, took time.Duration, outcome str
 		if b.Reason == adapter.ReasonAdopted {
 			m.adopted.WithLabelValues(transportOf(b)).Inc()
 		}
-		m.track(b)
+		m.track(res, b)
 	}
 }
 
@@ -149,13 +156,14 @@ func (m *Metrics) requests(res *adapter.Result) {
 // that saw it pending until one sees it settled, or until it was not seen
 // for PendingTTL, and at most MaxTrackedBundles count (see pendingSet).
 // Each update costs O(1).
-func (m *Metrics) track(b adapter.Outcome) {
+func (m *Metrics) track(res *adapter.Result, b adapter.Outcome) {
 	key := b.Consumer + "/" + b.WorkName
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	kind := m.kindOf(res)
 	switch b.State {
 	case adapter.StatePending, adapter.StateStalled:
-		m.pending.set(key, b.State)
+		m.pending.set(key, b.State, kind, time.Duration(b.PendingSeconds)*time.Second)
 	case adapter.StateDone:
 		m.pending.remove(key)
 	}
@@ -175,6 +183,20 @@ func (m *Metrics) deadLettered(reason string) {
 		kind = "invalid"
 	}
 	m.deadLetters.WithLabelValues(kind).Inc()
+}
+
+// received counts a message taken by the dispatcher in hyperfleet-broker's
+// names (once registered by HyperFleet).
+func (m *Metrics) received(malformed bool) {
+	if bl := m.brokerLib(); bl != nil {
+		bl.received(malformed)
+	}
+}
+
+func (m *Metrics) brokerLib() *brokerLib {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.bl
 }
 
 func (m *Metrics) hyperfleet() *hyperfleet {

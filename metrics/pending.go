@@ -37,26 +37,49 @@ type pendingEntry struct {
 	key   string
 	state adapter.State
 	seen  time.Time
+	kind  string    // the event's resource kind (Cluster, NodePool)
+	since time.Time // when the deletion began, from the outcome's PendingSeconds
 }
 
 func newPendingSet() *pendingSet {
 	return &pendingSet{now: time.Now, max: MaxTrackedBundles, ttl: PendingTTL, byKey: map[string]*list.Element{}}
 }
 
-// set records key as pending or stalled, seen now.
-func (p *pendingSet) set(key string, st adapter.State) {
+// set records key as pending or stalled, seen now, for a resource of kind
+// whose deletion has been pending for pendingFor.
+func (p *pendingSet) set(key string, st adapter.State, kind string, pendingFor time.Duration) {
 	now := p.now()
+	since := now.Add(-pendingFor)
 	if el, ok := p.byKey[key]; ok {
 		e := el.Value.(*pendingEntry)
 		p.count(e.state, -1)
-		e.state, e.seen = st, now
+		e.state, e.seen, e.kind = st, now, kind
+		e.since = since
 		p.count(st, 1)
 		p.order.MoveToBack(el)
 	} else {
-		p.byKey[key] = p.order.PushBack(&pendingEntry{key: key, state: st, seen: now})
+		p.byKey[key] = p.order.PushBack(&pendingEntry{key: key, state: st, seen: now, kind: kind, since: since})
 		p.count(st, 1)
 	}
 	p.expire(now)
+}
+
+// oldest is, per resource kind, the age of the longest-pending deletion
+// tracked (entries expired by now are left out). It scans every entry:
+// called once per scrape, not per event.
+func (p *pendingSet) oldest() map[string]time.Duration {
+	now := p.now()
+	out := map[string]time.Duration{}
+	for el := p.order.Front(); el != nil; el = el.Next() {
+		e := el.Value.(*pendingEntry)
+		if now.Sub(e.seen) >= p.ttl {
+			continue
+		}
+		if age := now.Sub(e.since); age > out[e.kind] {
+			out[e.kind] = age
+		}
+	}
+	return out
 }
 
 // remove forgets key (its deletion is done).

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/bundle-adapter/bundle-adapter/internal/logfmt"
 )
 
 // agentsCommand is the harness's subcommand that runs the simulated agents
@@ -252,7 +254,7 @@ func runAgentsCommand(args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	log := slog.New(slog.NewTextHandler(os.Stderr, logfmt.Options(slog.LevelError)))
 	if *list == "" {
 		log.Error("agents: --consumers is required")
 		return 2

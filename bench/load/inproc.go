@@ -21,6 +21,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/broker/rabbitmq"
 	"github.com/bundle-adapter/bundle-adapter/config"
 	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi"
+	"github.com/bundle-adapter/bundle-adapter/internal/logfmt"
 	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/view"
@@ -56,7 +57,7 @@ func startInProcess(ctx context.Context, f stacktest.Files, cpuProfile, memProfi
 	if err != nil {
 		return nil, err
 	}
-	alog := slog.New(slog.NewJSONHandler(logFile, &slog.HandlerOptions{Level: levelOf(cfg.Adapter.Log.Level)}))
+	alog := slog.New(slog.NewJSONHandler(logFile, logfmt.Options(levelOf(cfg.Adapter.Log.Level))))
 	m := metrics.New()
 	life, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	parts, err := wireInProcess(life, cfg, m, alog)

@@ -26,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/bundle-adapter/bundle-adapter/internal/logfmt"
 	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 )
 
@@ -137,7 +138,7 @@ func main() {
 	if o.verbose {
 		level = slog.LevelDebug
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	log := slog.New(slog.NewTextHandler(os.Stderr, logfmt.Options(level)))
 	if err := o.validate(); err != nil {
 		log.Error("invalid flags", "error", err)
 		os.Exit(2)

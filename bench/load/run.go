@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bundle-adapter/bundle-adapter/internal/logfmt"
 	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 )
 
@@ -339,7 +340,7 @@ func (h *harness) collect() {
 // (--agents process, logging to logPath) or in this one (--agents inproc).
 func (h *harness) startAgents(ctx context.Context, consumers []string, logPath string) (stop func(), err error) {
 	if h.o.agentsMode == "inproc" {
-		libLog := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+		libLog := slog.New(slog.NewTextHandler(os.Stderr, logfmt.Options(slog.LevelError)))
 		agents, err := startAgents(ctx, h.o.maestroBroker, consumers, 0, libLog)
 		if err != nil {
 			return nil, err

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/bundle-adapter/bundle-adapter/bench/soak/check"
+	"github.com/bundle-adapter/bundle-adapter/internal/logfmt"
 )
 
 // options are the soak's flags.
@@ -152,7 +153,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		os.Exit(2)
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	log := slog.New(slog.NewTextHandler(os.Stderr, logfmt.Options(slog.LevelInfo)))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	pass, err := run(ctx, o, log)

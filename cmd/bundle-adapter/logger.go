@@ -5,9 +5,11 @@ import (
 	"log/slog"
 
 	"github.com/bundle-adapter/bundle-adapter/config"
+	"github.com/bundle-adapter/bundle-adapter/internal/logfmt"
 )
 
-// newLogger builds the slog logger the adapter config asks for.
+// newLogger builds the slog logger the adapter config asks for, with
+// logfmt's options (durations as text: "8s").
 func newLogger(c config.LogConfig, stdout, stderr io.Writer) *slog.Logger {
 	w := stdout
 	if c.Output == "stderr" {
@@ -15,10 +17,8 @@ func newLogger(c config.LogConfig, stdout, stderr io.Writer) *slog.Logger {
 	}
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(c.Level))
-	opts := &slog.HandlerOptions{Level: level}
-	var h slog.Handler = slog.NewJSONHandler(w, opts)
 	if c.Format == "text" {
-		h = slog.NewTextHandler(w, opts)
+		return slog.New(slog.NewTextHandler(w, logfmt.Options(level)))
 	}
-	return slog.New(h)
+	return slog.New(slog.NewJSONHandler(w, logfmt.Options(level)))
 }

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"net/http"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -125,7 +126,7 @@ func runPlan(ctx context.Context, cfg *config.Config, plan *startPlan, listen li
 		}
 	}()
 	m := metrics.New()
-	m.HyperFleet(metrics.BuildInfo{Component: cfg.Adapter.Info.Name, Version: version, Commit: commit})
+	m.HyperFleet(metrics.BuildInfo{Component: cfg.Adapter.Info.Name, Version: version, Commit: commit, Topic: cfg.Adapter.Clients.Broker.Topic})
 	opts := adapter.Options{Task: cfg.Task, Adapter: cfg.Adapter.Info,
 		API: m.API(newAPI(cfg.Adapter.Clients.HyperfleetAPI, tp)), Logger: log, Config: cfg.Adapter.Values(), Tracer: tp.Tracer()}
 	var mc *maestroclient.Pool
@@ -290,9 +291,11 @@ func startServer(name, addr string, h http.Handler, log *slog.Logger) (*boundedh
 	return srv, nil
 }
 
-// logConfig logs the load warnings, and with debug_config the merged
-// configuration (secrets redacted, as config dump prints it).
+// logConfig logs the build first (version, commit, Go), then the load
+// warnings, and with debug_config the merged configuration (secrets
+// redacted, as config dump prints it).
 func logConfig(cfg *config.Config, log *slog.Logger) {
+	log.Info("bundle-adapter starting", "version", version, "commit", commit, "go", runtime.Version())
 	for _, w := range cfg.Warnings() {
 		log.Warn("config warning", "file", w.File, "line", w.Line, "path", w.Path, "warning", w.Msg)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/metrics"
 )
 
-// serve logs each load warning, and with debug_config the merged
+// serve logs its version and commit first, each load warning, and with debug_config the merged
 // configuration with its secrets redacted.
 func TestLogConfig(t *testing.T) {
 	files := config.Files{Adapter: "../../config/testdata/adapter/compat-keys.yaml", Task: ex + "onprem/task-config.yaml", Broker: ex + "onprem/broker.yaml"}
@@ -29,6 +29,9 @@ func TestLogConfig(t *testing.T) {
 		var buf bytes.Buffer
 		logConfig(cfg, slog.New(slog.NewTextHandler(&buf, nil)))
 		out := buf.String()
+		if first, _, _ := strings.Cut(out, "\n"); !strings.Contains(first, "version="+version) || !strings.Contains(first, "commit="+commit) {
+			t.Errorf("debug %v: the first line does not name the version and commit:\n%s", debug, out)
+		}
 		if !strings.Contains(out, "path=clients.maestro.client_id") {
 			t.Errorf("debug %v: the client_id warning is not logged:\n%s", debug, out)
 		}

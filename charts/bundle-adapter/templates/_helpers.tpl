@@ -87,6 +87,42 @@ ConfigMap names: the chart's own, or an existing one (create: false).
 {{- end }}
 
 {{/*
+effectiveFiles: the chart files the ConfigMap of .Values.<section> holds,
+as JSON: <section>.files when given; none when <section>.yaml is given
+(yaml means that content, as in hyperfleet-adapter's chart, whose defaults
+hold no files: hyperfleet-infra sets yaml with --set-file); otherwise, with
+no files, yaml or external, <section>.defaultFiles (the onprem example).
+yaml together with files fails, as there.
+Call with (dict "root" $ "section" "adapterTaskConfig").
+*/}}
+{{- define "bundle-adapter.effectiveFiles" -}}
+{{- $v := index .root.Values .section -}}
+{{- $files := $v.files | default dict -}}
+{{- if and $v.yaml $files -}}
+{{- fail (printf "Cannot set .Values.%s.yaml with .Values.%s.files - these modes are mutually exclusive." .section .section) -}}
+{{- end -}}
+{{- if not (or $v.yaml $files $v.external) -}}
+{{- $files = $v.defaultFiles | default dict -}}
+{{- end -}}
+{{- $files | toJson -}}
+{{- end }}
+
+{{/*
+grantsRBAC: "true" when rbac.create grants something (rbac.resources or
+rbac.rules given): the Role/ClusterRole is rendered and the service-account
+token mounted (the kubernetes transport's in-cluster config needs it).
+rbac.create with nothing to grant (a Maestro-only adapter, as
+hyperfleet-infra's adapter2) renders no empty role and mounts no token.
+*/}}
+{{- define "bundle-adapter.grantsRBAC" -}}
+{{- if and .Values.rbac.create (or .Values.rbac.resources .Values.rbac.rules) }}true{{ end -}}
+{{- end }}
+
+{{- define "bundle-adapter.automountToken" -}}
+{{- if or .Values.serviceAccount.automountToken (include "bundle-adapter.grantsRBAC" .) }}true{{ else }}false{{ end -}}
+{{- end }}
+
+{{/*
 taskConfigKey maps a file key of adapterTaskConfig.files to a ConfigMap key:
 a ConfigMap key cannot hold "/", so "bundles/x.yaml" is stored as
 "bundles__x.yaml" and mounted back at bundles/x.yaml (see the deployment's
@@ -103,7 +139,7 @@ hyperfleet-adapter's chart gives where it has the same check.
 {{- define "bundle-adapter.validate" -}}
 {{- with .Values.adapterConfig }}
 {{- if .create }}
-{{- if not (or .yaml .files) }}
+{{- if not (or .yaml .files .defaultFiles) }}
 {{- fail "When .Values.adapterConfig.create is true, either .Values.adapterConfig.yaml or .Values.adapterConfig.files must be provided." }}
 {{- end }}
 {{- else if not .configMapName }}
@@ -115,22 +151,22 @@ hyperfleet-adapter's chart gives where it has the same check.
 {{- end }}
 {{- with .Values.adapterTaskConfig }}
 {{- if .create }}
-{{- if and .yaml (or .files .external) }}
-{{- fail "Cannot set .Values.adapterTaskConfig.yaml with .Values.adapterTaskConfig.files or .Values.adapterTaskConfig.external - these modes are mutually exclusive." }}
+{{- if and .yaml .external }}
+{{- fail "Cannot set .Values.adapterTaskConfig.yaml with .Values.adapterTaskConfig.external - these modes are mutually exclusive." }}
 {{- end }}
-{{- if not (or .yaml .files .external) }}
+{{- if not (or .yaml .files .external .defaultFiles) }}
 {{- fail "When .Values.adapterTaskConfig.create is true, at least one of .Values.adapterTaskConfig.yaml, .Values.adapterTaskConfig.files, or .Values.adapterTaskConfig.external must be provided." }}
 {{- end }}
 {{- else if not .configMapName }}
 {{- fail "Either .Values.adapterTaskConfig.create must be true or a non-blank .Values.adapterTaskConfig.configMapName must be provided." }}
 {{- end }}
 {{- end }}
-{{- range $key, $path := .Values.adapterTaskConfig.files }}
+{{- range $key, $path := include "bundle-adapter.effectiveFiles" (dict "root" $ "section" "adapterTaskConfig") | fromJson }}
 {{- if not ($.Files.Get $path) }}
 {{- fail (printf "adapterTaskConfig.files.%s: file not found or empty at path '%s'" $key $path) }}
 {{- end }}
 {{- end }}
-{{- range $key, $path := .Values.adapterConfig.files }}
+{{- range $key, $path := include "bundle-adapter.effectiveFiles" (dict "root" $ "section" "adapterConfig") | fromJson }}
 {{- if not ($.Files.Get $path) }}
 {{- fail (printf "adapterConfig.files.%s: file not found or empty at path '%s'" $key $path) }}
 {{- end }}
