@@ -7,6 +7,8 @@
 # needs a pod network to report Ready, which is a bridge this script makes
 # (podnode0, 10.88.0.1/24, no masquerading, nothing routed off the machine)
 # and whose address is the node's (the kubelet refuses a loopback node IP).
+# The node is tainted bundle-adapter.io/node=pods:NoSchedule: only pods
+# that tolerate it run (no image is ever pulled from a registry).
 #
 # Usage: hack/node.sh <command> [args]
 #   build          build kube-scheduler and kubelet (cached by version, beside
@@ -71,6 +73,9 @@ KUBELET_PORT=${NODE_KUBELET_PORT:-20250}
 SCHEDULER_PORT=${NODE_SCHEDULER_PORT:-20259}
 CONTAINERD_SOCK=${RUN_DIR}/containerd/containerd.sock
 TIMEOUT=${NODE_START_TIMEOUT:-90}
+# Only pods that tolerate it run here: the Jobs other tests have the agent
+# apply (busybox from a registry) stay Pending, as on the bare control plane.
+NODE_TAINT=bundle-adapter.io/node=pods:NoSchedule
 # The kernel tunables the kubelet sets whatever its configuration says.
 SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops
 	kernel.keys.root_maxkeys kernel.keys.root_maxbytes)
@@ -499,6 +504,7 @@ start_kubelet() {
 		--cert-dir="${RUN_DIR}/kubelet-pki" \
 		--hostname-override="${NODE_NAME}" \
 		--node-ip="${NODE_IP}" \
+		--register-with-taints="${NODE_TAINT}" \
 		--v=1
 	wait_for kubelet node_ready
 }
@@ -658,6 +664,7 @@ KUBECTL=${KUBECTL_BIN}
 NODE_NAME=${NODE_NAME}
 NODE_IP=${NODE_IP}
 NODE_APISERVER=${SERVER_URL#https://}
+NODE_TAINT=${NODE_TAINT}
 ENV
 }
 
