@@ -220,7 +220,7 @@ cmd_check() {
 	if ((${#why[@]})); then
 		local IFS=';'
 		echo "a node cannot come up here: ${why[*]}"
-		exit 1
+		return 1
 	fi
 	echo "a node can come up here (${KUBELET_BIN})"
 }
@@ -342,6 +342,7 @@ state = "${d}/state"
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = "${PAUSE_REF}"
   restrict_oom_score_adj = true
+  netns_mounts_under_state_dir = true
   enable_selinux = false
   [plugins."io.containerd.grpc.v1.cri".containerd]
     snapshotter = "overlayfs"
@@ -404,7 +405,7 @@ pause_image() {
 # throwaway single-node test cluster.
 node_pki() {
 	local d=${RUN_DIR}/pki
-	[[ -f "${d}/.complete" && "${d}/ca.crt" -nt "${PKI_DIR}/ca.crt" ]] && return
+	[[ -f "${d}/.complete" ]] && cmp -s "${d}/ca.crt" "${PKI_DIR}/ca.crt" && return
 	rm -rf "${d}"
 	mkdir -p "${d}"
 	chmod 700 "${d}"
@@ -486,6 +487,7 @@ registerNode: true
 syncFrequency: 5s
 fileCheckFrequency: 5s
 staticPodPath: ""
+podLogsDir: ${RUN_DIR}/pod-logs
 EOF
 }
 
@@ -515,7 +517,8 @@ node_ready() {
 
 cmd_up() {
 	need_root up
-	cmd_check >/dev/null || die "$(cmd_check)"
+	local why
+	why=$(cmd_check) || die "${why}"
 	local start=${SECONDS}
 	mkdir -p "${RUN_DIR}"
 	chmod 700 "${RUN_DIR}"
