@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -53,7 +52,7 @@ func TestPodChart(t *testing.T) {
 		// adapterTaskConfig.yaml is not set: it would replace the chart's
 		// task config and bundle files, and the onprem task config refers
 		// to its bundles by file (the chart's defaults are that example).
-		setFiles: map[string]string{"adapterConfig.yaml": files.Adapter, "broker.yaml": filepath.Join(dir, "broker.yaml")},
+		setFiles: map[string]string{"adapterConfig.yaml": files.Adapter, "broker.yaml": files.Broker},
 		env:      map[string]string{"MAESTRO_CONSUMER": st.consumer, "VALIDATOR_IMAGE": "busybox:1.36"},
 	})
 

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -54,9 +53,13 @@ func TestPodKubeTransportRBAC(t *testing.T) {
 		values: map[string]any{
 			"adapterConfig": map[string]any{"hyperfleetApi": map[string]any{"baseUrl": api.URL}, "log": map[string]any{"level": "debug"}},
 			"rbac":          map[string]any{"create": true, "namespaces": []string{ns}, "resources": []string{"configmaps", "jobs"}},
+			// Today the chart refuses adapterTaskConfig.yaml beside its
+			// default files (mutually exclusive): hyperfleet-infra's
+			// --set-file install needs them removed.
+			"adapterTaskConfig": map[string]any{"files": nil},
 		},
 		setFiles: map[string]string{"adapterConfig.yaml": files.Adapter, "adapterTaskConfig.yaml": "testdata/kube/task-config.yaml",
-			"broker.yaml": filepath.Join(dir, "broker.yaml")},
+			"broker.yaml": files.Broker},
 		env: map[string]string{"E2E_KUBE_NAMESPACE": ns},
 	})
 	p := r.waitReady(120 * time.Second)
