@@ -199,8 +199,9 @@ install_packages() {
 cmd_build() {
 	command -v go >/dev/null || die "go not found in PATH"
 	step "hack/kube.sh build" "${HACK}/kube.sh" build >/dev/null
-	# hack/kube.sh's lock: one Kubernetes build at a time on this machine.
-	exec 9>"${CACHE_ROOT}/build.lock"
+	# A lock of its own (one node build at a time), not hack/kube.sh's: a
+	# kube.sh build waiting on that would wait for this one for nothing.
+	exec 9>"${CACHE_ROOT}/node-build.lock"
 	flock 9
 	step "build kube-scheduler and kubelet (${KUBE_VERSION})" build_node
 	step "build pause" build_pause
