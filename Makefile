@@ -81,3 +81,12 @@ helm-template: helm-build ## render the chart (HELM_VALUES=charts/bundle-adapter
 
 chart-test: helm-build ## lint, render and check the chart, its config, dashboard and alert rules (no cluster; the dry run is in make e2e)
 	REQUIRE_HELM=1 $(GO) test -count=1 ./charts/
+
+# A node that runs pods beside the local control plane (hack/node.sh; root).
+.PHONY: node-build node-up node-down
+node-build: ## build (or reuse) kube-scheduler and kubelet, install containerd/runc/CNI when missing
+	hack/node.sh build
+node-up: node-build ## start the control plane (if needed), containerd, scheduler and kubelet; wait for the node Ready
+	hack/node.sh up
+node-down: ## stop the node and undo what the kubelet changed on the host (the control plane stays)
+	hack/node.sh down

@@ -356,6 +356,7 @@ start_apiserver() {
 		--endpoint-reconciler-type=none \
 		--authorization-mode=RBAC \
 		--allow-privileged=true \
+		--kubelet-preferred-address-types=InternalIP,Hostname \
 		--requestheader-client-ca-file="${p}/front-proxy-ca.crt" \
 		--requestheader-allowed-names=front-proxy-client \
 		--requestheader-username-headers=X-Remote-User \

@@ -29,6 +29,10 @@ type APIOptions struct {
 	// it answers 401 and is neither served, counted nor recorded (see
 	// Unauthorized). The base URL stays open, as the real API's metadata.
 	Token string
+	// Addr is the listen address (empty: a free loopback port). A test that
+	// hands an address out before the API answers reserves it with
+	// FreeAddr and starts the API on it later.
+	Addr string
 }
 
 // API is a recording HyperFleet API on a loopback port. It serves
@@ -66,7 +70,11 @@ type API struct {
 
 // StartAPI serves a recording API until Close.
 func StartAPI(o APIOptions) (*API, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := o.Addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}

@@ -250,3 +250,20 @@ func TestAPIStatusesListsNewestPerAdapter(t *testing.T) {
 		t.Errorf("GET statuses of a cluster without any: %d %s", code, body)
 	}
 }
+
+// An API started on a reserved address serves there: a test hands the
+// URL out before the API answers.
+func TestAPIListensOnAddr(t *testing.T) {
+	addr, err := FreeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := StartAPI(APIOptions{Addr: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if a.URL != "http://"+addr {
+		t.Errorf("URL %s, want http://%s", a.URL, addr)
+	}
+}

@@ -79,6 +79,10 @@ type AdapterConfig struct {
 	// kubernetes transport. Set without any Maestro field, the config has
 	// no clients.maestro at all (a kubernetes-only deployment).
 	KubeConfigPath string
+	// InCluster writes clients.kubernetes without a kubeconfig: the pod's
+	// service account (the chart's RBAC). Without any Maestro field, the
+	// config has no clients.maestro.
+	InCluster bool
 }
 
 // YAML renders the config.
@@ -92,8 +96,10 @@ func (c AdapterConfig) YAML() string {
 	fmt.Fprintf(&b, "  broker: {subscription_id: %s, topic: %q}\n", c.SubscriptionID, c.Topic)
 	if c.KubeConfigPath != "" {
 		fmt.Fprintf(&b, "  kubernetes: {kube_config_path: %q}\n", c.KubeConfigPath)
+	} else if c.InCluster {
+		b.WriteString("  kubernetes: {api_version: v1}\n")
 	}
-	if c.KubeConfigPath != "" && c.MaestroGRPC == "" && c.MaestroREST == "" && c.SourceID == "" && c.MaestroAuth == "" {
+	if (c.KubeConfigPath != "" || c.InCluster) && c.MaestroGRPC == "" && c.MaestroREST == "" && c.SourceID == "" && c.MaestroAuth == "" {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "  maestro:\n    grpc_server_address: %q\n    http_server_address: %q\n    source_id: %q\n",

@@ -54,6 +54,10 @@ func TestConfigsLoad(t *testing.T) {
 	if strings.Contains(kubeOnly, "maestro") || !strings.Contains(kubeOnly, `kubernetes: {kube_config_path: "/tmp/kc"}`) {
 		t.Errorf("kubernetes-only config:\n%s", kubeOnly)
 	}
+	inCluster := AdapterConfig{Name: "a", InCluster: true}.YAML()
+	if strings.Contains(inCluster, "maestro") || strings.Contains(inCluster, "kube_config_path") || !strings.Contains(inCluster, "kubernetes: {") {
+		t.Errorf("in-cluster kubernetes-only config:\n%s", inCluster)
+	}
 	both := AdapterConfig{Name: "a", KubeConfigPath: "/tmp/kc", MaestroGRPC: "g"}.YAML()
 	if !strings.Contains(both, "maestro:") || !strings.Contains(both, "kube_config_path") {
 		t.Errorf("config with both transports:\n%s", both)
