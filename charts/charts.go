@@ -332,6 +332,9 @@ func mountedConfig(c container, dir string) (*Mounted, error) {
 			mt.Env = append(mt.Env, e.Name+"="+SecretPlaceholder)
 		}
 	}
+	if err := placeSecretFiles(mt, env, dir); err != nil {
+		return nil, err
+	}
 	mt.Config = firstOf(flagValue(c.Args, "config", "c"), env["ADAPTER_CONFIG_PATH"], env["HYPERFLEET_ADAPTER_CONFIG"])
 	mt.TaskConfig = firstOf(flagValue(c.Args, "task-config", "t"), env["ADAPTER_TASK_CONFIG_PATH"], env["HYPERFLEET_TASK_CONFIG"])
 	mt.BrokerConfig = firstOf(flagValue(c.Args, "broker-config", ""), env["BROKER_CONFIG_FILE"])
@@ -342,6 +345,39 @@ func mountedConfig(c container, dir string) (*Mounted, error) {
 		*p = filepath.Join(dir, *p)
 	}
 	return mt, nil
+}
+
+// secretFilePlaceholders are the files the adapter reads at start-up
+// (validate too) that a Deployment names by environment variable and
+// mounts from a Secret the chart does not render (the operator makes it):
+// the variable, and placeholder content of the shape validate checks.
+var secretFilePlaceholders = map[string]string{
+	"GOOGLE_APPLICATION_CREDENTIALS": `{"type": "service_account"}`,
+}
+
+// placeSecretFiles writes, under dir, a placeholder for each such file the
+// environment names and points its variable there, as the Secret's volume
+// would hold it in the pod.
+func placeSecretFiles(mt *Mounted, env map[string]string, dir string) error {
+	for name, content := range secretFilePlaceholders {
+		path, ok := env[name]
+		if !ok || !filepath.IsAbs(path) {
+			continue
+		}
+		target := filepath.Join(dir, path)
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(target, []byte(content), 0o600); err != nil {
+			return err
+		}
+		for i, kv := range mt.Env {
+			if strings.HasPrefix(kv, name+"=") {
+				mt.Env[i] = name + "=" + target
+			}
+		}
+	}
+	return nil
 }
 
 // flagValue returns the value of --long or -short in args (--long=v,

@@ -71,8 +71,10 @@ type Config struct {
 	// OTEL_EXPORTER_OTLP_*CERTIFICATE and *CLIENT_KEY variables name
 	// (ReadFiles; nil: none set). FilesRead says ReadFiles ran: Setup
 	// refuses an OTLP endpoint while one of those variables is set and
-	// they were not read, rather than let the exporter read them.
-	TLS       *tls.Config
+	// they were not read, rather than let the exporter read them. Not a
+	// configuration value (yaml and json "-"): it is never dumped or
+	// printed, as it holds the client key read from its file.
+	TLS       *tls.Config `yaml:"-" json:"-"`
 	FilesRead bool
 }
 
