@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -267,6 +268,35 @@ func TestCutoverMaestro(t *testing.T) {
 			t.Errorf("%d status PUTs reached the API from the shadow", puts)
 		}
 		t.Logf("Maestro writes during the shadow: 0 of %d bundles (versions %v)", len(names), created)
+	})
+	t.Run("a data-only difference is a disagreement", func(t *testing.T) {
+		// The live status differs from what this adapter would report in
+		// one data field only: the shadow compares the whole body
+		// (issue 42), so the status decision disagrees, by field class data.
+		id := ids[0]
+		live := maps.Clone(runs[id].status)
+		live["data"] = map[string]any{"consumer": "cluster-e2e-other"}
+		api.SeedStatus(id, live)
+		defer api.SeedStatus(id, runs[id].status)
+		shadow := cutoverAdapter(t, cutoverFiles(t, st, task, cfg, topic), env, "--shadow")
+		publish(t, st, topic, id, 1)
+		var m stacktest.Metrics
+		eventually(t, 90*time.Second, "the shadow's decisions", func() error {
+			var err error
+			if m, err = shadow.Metrics(); err != nil {
+				return err
+			}
+			if got := m.Sum("bundle_adapter_shadow_decisions_total"); got < 3 {
+				return fmt.Errorf("%v decisions, want 3 (two bundles and the status)", got)
+			}
+			return nil
+		})
+		disagree := m.Sum("bundle_adapter_shadow_decisions_total", `agrees="false"`)
+		data := m.Sum("bundle_adapter_shadow_decisions_total", `agrees="false"`, `field="data"`)
+		if disagree != 1 || data != 1 {
+			t.Errorf("disagreements %v, of them by data %v; want 1 and 1 (%v)", disagree, data, m.By("bundle_adapter_shadow_decisions_total", "field"))
+		}
+		_, _ = shadow.Stop(40 * time.Second)
 	})
 	t.Run("the switch writes the changed bundles once", func(t *testing.T) {
 		if !strings.Contains(task, cutoverTierLabel) {
