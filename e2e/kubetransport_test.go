@@ -275,7 +275,8 @@ func TestKubeRecreateUpdateUnchanged(t *testing.T) {
 	e.wantWrites(cm, writes{creates: 1, applies: 1})
 
 	// The controller finishes: the old Job goes, the next event creates
-	// the new one.
+	// the new one, and reports the end of the recreation, as on Maestro
+	// (issue 40: one flow; it read create/done Created before).
 	e.setFinalizers(job, nil)
 	eventually(t, 30*time.Second, "the old job gone", func() error {
 		if _, err := e.job(id); !apierrors.IsNotFound(err) {
@@ -283,7 +284,7 @@ func TestKubeRecreateUpdateUnchanged(t *testing.T) {
 		}
 		return nil
 	})
-	e.wantOutcomes(e.reconcile(id, 2), map[string]string{"probe": "create/done", "settings": "unchanged/done"})
+	e.wantOutcomes(e.reconcile(id, 2), map[string]string{"probe": "recreate/done", "settings": "unchanged/done"})
 	j2, err := e.job(id)
 	if err != nil || j2.UID == j1.UID || jobGeneration(j2) != "2" {
 		t.Fatalf("new job: %v uid %s (old %s) generation %q", err, j2.UID, j1.UID, jobGeneration(j2))
