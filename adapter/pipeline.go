@@ -112,6 +112,9 @@ type Pipeline struct {
 	// viewServes: the view may serve the event's Maestro bundles (see
 	// discoverFromView, viewCanServe).
 	viewServes bool
+	// apiReads names the params and preconditions that read the API, where
+	// the stale guard looks for the event's resource (stale.go).
+	apiReads []string
 }
 
 // viewCanServe reports whether the view may serve a task's Maestro bundles:
@@ -160,6 +163,7 @@ func New(o Options) (*Pipeline, error) {
 		templateTimeout: o.TemplateTimeout, config: o.Config, tracer: o.Tracer,
 		recreations: newRecreations(), adoptions: bundles.NewMemo(DefaultAdoptions), transports: transportsOf(o.Task)}
 	p.viewServes = p.view != nil && viewCanServe(o.Task)
+	p.apiReads = p.apiReadNames()
 	if p.maestro != nil {
 		p.maestro = InterceptMaestro(p.maestro, countRequests)
 	}
@@ -208,10 +212,14 @@ func memoReads(tc *task.TaskConfig) map[*task.Resource][][]string {
 
 // Run processes one event through params, preconditions, bundles and post.
 // It never returns early on a failure: post-processing always runs, so the
-// status reports what happened, except when the API answered 404 for the
-// event's resource (it was deleted: see IsResourceNotFound), which skips
-// resources and post and acknowledges the event, as hyperfleet-adapter does. The Result says how the event ended and
-// whether it should be acknowledged, redelivered or dead-lettered.
+// status reports what happened, except in two cases that skip resources and
+// post. When the API answered 404 for the event's resource (it was deleted:
+// see IsResourceNotFound), the event is acknowledged, as hyperfleet-adapter
+// does. When the event's generation is not the one the API answers for its
+// resource (stale.go), nothing older than what was applied is written or
+// reported: a stale event is acknowledged, one ahead of the API redelivered.
+// The Result says how the event ended and whether it should be
+// acknowledged, redelivered or dead-lettered.
 func (p *Pipeline) Run(ctx context.Context, ev Event) *Result {
 	r := newRun(p, ev)
 	var requests requestCounts
@@ -219,12 +227,13 @@ func (p *Pipeline) Run(ctx context.Context, ev Event) *Result {
 	r.ctx = ctx
 	r.withTraceID(ctx)
 	ok := r.phase(ctx, SpanParams, r.resolveParams) && r.phase(ctx, SpanPreconditions, r.checkPreconditions)
-	if ok {
+	current := r.gone || r.checkGeneration()
+	if ok && current {
 		r.phase(ctx, SpanBundles, func(ctx context.Context) bool { r.reconcileBundles(ctx); return true })
 	} else {
 		r.skipBundles()
 	}
-	if !r.gone {
+	if !r.gone && current {
 		r.phase(ctx, SpanPost, func(ctx context.Context) bool { r.runPost(ctx); return true })
 	}
 	r.result.MaestroRequests = int(requests.maestro.Load())

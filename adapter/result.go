@@ -71,6 +71,8 @@ type Result struct {
 	// default whose expression failed and that were built as null, as
 	// hyperfleet-adapter builds them; nil when there were none.
 	NullLeaves map[string]int
+	// Generation is what the stale guard compared (stale.go).
+	Generation GenerationCheck
 }
 
 // Disposition classifies the result for the broker.

@@ -11,7 +11,7 @@ import (
 // kubeStep is one dry-run of a kubernetes chain: the event, responses and
 // (first step only, optional) discovery files of the shape's folder, every
 // resource's outcome as "name:operation/state" in config order, and
-// conditions of the status PUT as "Type=Status".
+// conditions of the status PUT as "Type=Status" (nil: no status PUT).
 type kubeStep struct {
 	event, responses, discovery, want string
 	conditions                        []string
@@ -43,9 +43,12 @@ func TestHyperFleetKubernetesShapesValidateAndChain(t *testing.T) {
 			{"event.json", "api-responses.json", "", "space:create/done greeterJob:create/done",
 				[]string{"Applied=True", "Available=False", "Finalized=False"}},
 			{"event.json", "api-responses.json", "", "space:unchanged/done greeterJob:unchanged/done", []string{"Applied=True"}},
-			{"event.json", "api-responses-delete.json", "", "space:delete/done greeterJob:delete/done",
+			// The API holds generation 7 now: the generation-6 event is stale
+			// and writes and reports nothing (adapter/stale.go).
+			{"event.json", "api-responses-delete.json", "", "space:/ greeterJob:/", nil},
+			{"event-delete.json", "api-responses-delete.json", "", "space:delete/done greeterJob:delete/done",
 				[]string{"Applied=False", "Finalized=True"}},
-			{"event.json", "api-responses-delete.json", "", "space:delete/done greeterJob:delete/done", []string{"Finalized=True"}},
+			{"event-delete.json", "api-responses-delete.json", "", "space:delete/done greeterJob:delete/done", []string{"Finalized=True"}},
 		}},
 		{"kubernetes-chart", "adapter-config.yaml", nil, []kubeStep{
 			{"event.json", "api-responses.json", "discovery.json", "space:update/done greeterJob:update/done",
@@ -58,12 +61,12 @@ func TestHyperFleetKubernetesShapesValidateAndChain(t *testing.T) {
 			{"event.json", "api-responses.json", "", "ns0:unchanged/done cm0:unchanged/done", []string{"Applied=True"}},
 		}},
 		{"kubernetes-delete", "../kubernetes/adapter-config.yaml", nil, []kubeStep{
-			{"../kubernetes/event.json", "../kubernetes/api-responses-delete.json", "../kubernetes/discovery.json",
+			{"../kubernetes/event-delete.json", "../kubernetes/api-responses-delete.json", "../kubernetes/discovery.json",
 				"cm0:delete/done ns0:delete/done", []string{"Finalized=True"}},
 		}},
 		{"kubernetes-delete", "../kubernetes/adapter-config.yaml", nil, []kubeStep{
 			{"../kubernetes/event.json", "../kubernetes/api-responses.json", "", "cm0:create/done ns0:create/done", []string{"Finalized=False"}},
-			{"../kubernetes/event.json", "../kubernetes/api-responses-delete.json", "", "cm0:delete/done ns0:delete/done", []string{"Finalized=True"}},
+			{"../kubernetes/event-delete.json", "../kubernetes/api-responses-delete.json", "", "cm0:delete/done ns0:delete/done", []string{"Finalized=True"}},
 		}},
 	}
 	for i, sh := range shapes {
@@ -91,6 +94,14 @@ func TestHyperFleetKubernetesShapesValidateAndChain(t *testing.T) {
 				r := decodeReport(t, out)
 				if got := outcomes(r); got != st.want {
 					t.Errorf("step %d (%s): %s, want %s", i+1, st.responses, got, st.want)
+				}
+				if st.conditions == nil { // a stale event: no status report
+					for _, c := range r.APICalls {
+						if c.Method == "PUT" {
+							t.Errorf("step %d: a status PUT for a stale event: %v", i+1, c.Body)
+						}
+					}
+					continue
 				}
 				conds := statusConditions(t, r)
 				for _, c := range st.conditions {
@@ -134,7 +145,7 @@ func TestServeDryRunKubernetes(t *testing.T) {
 	code, out, errOut := runCLI(t, "serve", "--dry-run-verbose",
 		"-c", filepath.Join(dir, "kubernetes", "adapter-config.yaml"),
 		"-t", filepath.Join(dir, "kubernetes-delete", "task-config.yaml"),
-		"--dry-run-event", filepath.Join(dir, "kubernetes", "event.json"),
+		"--dry-run-event", filepath.Join(dir, "kubernetes", "event-delete.json"),
 		"--dry-run-api-responses", filepath.Join(dir, "kubernetes", "api-responses-delete.json"),
 		"--dry-run-discovery", filepath.Join(dir, "kubernetes", "discovery.json"),
 		"--dry-run-output", "json")

@@ -18,8 +18,11 @@ type dryRunReport struct {
 	Skipped         bool                `json:"skipped"`
 	SkipReason      string              `json:"skipReason"`
 	Error           *adapter.PhaseError `json:"error,omitempty"`
-	Bundles         []adapter.Outcome   `json:"bundles"`
-	MaestroCalls    []maestroCall       `json:"maestroCalls"`
+	// Generation is what the stale guard compared; absent when the event
+	// or the API answers carry no generation of the event's resource.
+	Generation   *adapter.GenerationCheck `json:"generation,omitempty"`
+	Bundles      []adapter.Outcome        `json:"bundles"`
+	MaestroCalls []maestroCall            `json:"maestroCalls"`
 	// KubeCalls are the in-memory API server's calls; only with
 	// kubernetes resources.
 	KubeCalls []kubeCall     `json:"kubeCalls,omitempty"`
@@ -48,6 +51,10 @@ func newReport(res *adapter.Result, mcalls []memmaestro.Call, acalls []apistub.C
 		Error: res.Error, Bundles: res.Bundles,
 		MaestroCalls: make([]maestroCall, len(mcalls)), APICalls: acalls,
 	}
+	if res.Generation.Verdict != adapter.GenerationUnchecked {
+		g := res.Generation
+		r.Generation = &g
+	}
 	for i, c := range mcalls {
 		r.MaestroCalls[i] = maestroCall{Verb: c.Verb, Consumer: c.Consumer, Name: c.Name}
 	}
@@ -70,6 +77,9 @@ func (r *dryRunReport) writeText(w io.Writer) error {
 	fmt.Fprintf(w, "event %s (%s): %s\n", r.Event.ID, r.Event.Type, r.ExecutionStatus)
 	if r.Skipped {
 		fmt.Fprintf(w, "  resources skipped: %s\n", r.SkipReason)
+	}
+	if g := r.Generation; g != nil {
+		fmt.Fprintf(w, "  generation: event %d, API %d (%s): %s\n", g.Event, g.API, g.APIFrom, g.Verdict)
 	}
 	if r.Error != nil {
 		fmt.Fprintf(w, "  first error: phase %s, step %s: %s\n", r.Error.Phase, r.Error.Step, r.Error.Message)
