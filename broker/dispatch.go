@@ -231,7 +231,7 @@ func (d *Dispatcher) Handle(m Message) {
 		d.keys[key] = ks
 	}
 	seq := nextSeq()
-	d.mem.take(key, ev, seq)
+	d.mem.take(key, ev, seq, m.Deliveries() < 2)
 	ks.pending = append(ks.pending, &item{msg: m, ev: ev, seq: seq})
 	d.markReady(key, ks)
 	d.mu.Unlock()

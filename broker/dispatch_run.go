@@ -140,7 +140,7 @@ func (d *Dispatcher) runBatch(ctx context.Context, batch []*item) {
 	}
 	for _, it := range batch {
 		if it != newest {
-			d.settleSuperseded(settleCtx, it, outcome)
+			d.settleSuperseded(settleCtx, it, outcome, generation(newest.ev) == generation(it.ev) || generationHeld(res))
 		}
 	}
 }
@@ -187,11 +187,13 @@ func generation(ev adapter.Event) int64 {
 }
 
 // settleSuperseded settles an older event of a batch: its work was done by
-// the newest one, unless that one was dead-lettered, in which case the older
-// one goes back to the broker to be run on its own.
-func (d *Dispatcher) settleSuperseded(ctx context.Context, it *item, newest string) {
-	switch newest {
-	case SettledAcked, SettledRetried:
+// the newest one (settled newest), unless that one was dead-lettered or
+// released, or its generation was higher than this one's and only its own
+// claim (believed false: its run did not find the API holding it), in
+// which case the older one goes back to the broker to be run on its own.
+func (d *Dispatcher) settleSuperseded(ctx context.Context, it *item, newest string, believed bool) {
+	switch {
+	case (newest == SettledAcked || newest == SettledRetried) && believed:
 		d.ack(ctx, it.msg)
 	default:
 		d.release(ctx, it.msg)

@@ -12,26 +12,26 @@ import (
 func (d *Dispatcher) settle(ctx context.Context, abandoned bool, it *item, res *adapter.Result) string {
 	m := it.msg
 	if abandoned {
-		d.noteSettled(it, SettledReleased)
+		d.noteSettled(it, SettledReleased, nil)
 		d.release(ctx, m)
 		return SettledReleased
 	}
 	switch res.Disposition() {
 	case adapter.Ack:
-		d.noteSettled(it, SettledAcked)
+		d.noteSettled(it, SettledAcked, res)
 		d.ack(ctx, m)
 		return SettledAcked
 	case adapter.DeadLetter:
-		d.noteSettled(it, SettledDeadLettered)
+		d.noteSettled(it, SettledDeadLettered, res)
 		d.deadLetter(ctx, m, res, "invalid event: "+res.Err().Error())
 		return SettledDeadLettered
 	}
 	if m.Deliveries() >= d.o.MaxDeliveries {
-		d.noteSettled(it, SettledDeadLettered)
+		d.noteSettled(it, SettledDeadLettered, res)
 		d.deadLetter(ctx, m, res, fmt.Sprintf("failed %d deliveries, last error: %v", m.Deliveries(), res.Err()))
 		return SettledDeadLettered
 	}
-	d.noteSettled(it, SettledRetried)
+	d.noteSettled(it, SettledRetried, res)
 	delay := d.backoff(m.Deliveries())
 	d.log.Warn("event failed, redelivering", "event_id", it.ev.ID, "message_id", m.ID(),
 		"deliveries", m.Deliveries(), "delay", delay, "error", res.Err())
@@ -87,7 +87,7 @@ func (d *Dispatcher) releasePending() {
 	for key, ks := range d.keys {
 		for _, it := range ks.pending {
 			msgs = append(msgs, it.msg)
-			d.mem.settled(key, it.ev.ID, it.seq, SettledReleased)
+			d.mem.settled(key, it.ev.ID, it.seq, SettledReleased, false)
 		}
 		ks.pending = nil
 		if !ks.running {

@@ -33,13 +33,15 @@ const settledHeld = "held"
 
 // newest is what the dispatcher remembers of the newest event it took for a
 // resource key: its id, generation (as pickNewest reads it), the arrival
-// sequence of its last take, and how it was settled (a Settled* constant,
-// or settledHeld).
+// sequence of its last take, how it was settled (a Settled* constant, or
+// settledHeld), and whether its run found its generation to be one the
+// HyperFleet API held (checked: generationHeld).
 type newest struct {
-	id    string
-	gen   int64
-	seq   uint64
-	state string
+	id      string
+	gen     int64
+	seq     uint64
+	state   string
+	checked bool
 }
 
 // carriesWork reports whether the newest event did its work or still will:
@@ -53,12 +55,20 @@ func (n newest) carriesWork() bool {
 // the newest event taken, and per event id the sequence of its last take.
 // Callers hold the dispatcher's mutex.
 //
-// The newest record of a key moves only forward: a take replaces it when
-// its generation is at least the record's (so among equal generations the
+// The newest record of a key moves forward: a take replaces it when its
+// generation is at least the record's (so among equal generations the
 // later arrival, as pickNewest picks), or when the record can no longer do
 // the work (dead-lettered, released). The record's own event is therefore
 // never superseded, and every superseded event has a newer one that ran
 // successfully after it or will run again.
+//
+// It believes only what it can check (issue 41): a generation is the
+// event's claim until its run found the API holding it (checked), and only
+// a checked record supersedes a lower generation, so one event claiming
+// generation 2^63-1 suppresses nothing. A fresh event (first delivery) of
+// a lower generation than the record starts the record over: Sentinel
+// publishes what the API holds now, so the resource went back (recreated
+// under the same id) or the record was never true.
 type supersedeMemory struct {
 	keys   *lru[newest]
 	events *lru[uint64]
@@ -69,23 +79,25 @@ func newSupersedeMemory(maxKeys int, maxAge time.Duration) *supersedeMemory {
 	return &supersedeMemory{keys: newLRU[newest](maxKeys, maxAge), events: newLRU[uint64](maxKeys, maxAge), now: time.Now}
 }
 
-// take records that the dispatcher took ev (key, arrival seq) to run it.
-func (s *supersedeMemory) take(key string, ev adapter.Event, seq uint64) {
+// take records that the dispatcher took ev (key, arrival seq; fresh: its
+// first delivery) to run it.
+func (s *supersedeMemory) take(key string, ev adapter.Event, seq uint64, fresh bool) {
 	now, gen := s.now(), generation(ev)
-	if r, ok := s.keys.get(key, now); !ok || !r.carriesWork() || gen >= r.gen {
+	if r, ok := s.keys.get(key, now); !ok || !r.carriesWork() || gen >= r.gen || fresh {
 		s.keys.put(key, newest{id: ev.ID, gen: gen, seq: seq, state: settledHeld}, now)
 	}
 }
 
 // settled records how the event id of key, taken at seq, was settled:
-// the key's newest state, and, for an event handed back for redelivery,
-// the seq of its take (supersededBy compares a newer event's with it).
-// Only those ids are kept: an event settled any other way is never
-// redelivered to this process, so its id would only cost memory.
-func (s *supersedeMemory) settled(key, id string, seq uint64, outcome string) {
+// the key's newest state and whether its run checked its generation
+// against the API, and, for an event handed back for redelivery, the seq
+// of its take (supersededBy compares a newer event's with it). Only those
+// ids are kept: an event settled any other way is never redelivered to
+// this process, so its id would only cost memory.
+func (s *supersedeMemory) settled(key, id string, seq uint64, outcome string, checked bool) {
 	now := s.now()
 	if r, ok := s.keys.get(key, now); ok && r.id == id {
-		r.state = outcome
+		r.state, r.checked = outcome, checked
 		s.keys.put(key, r, now)
 	}
 	if outcome == SettledRetried {
@@ -95,11 +107,11 @@ func (s *supersedeMemory) settled(key, id string, seq uint64, outcome string) {
 
 // supersededBy is the newest event of key that makes this redelivery of ev
 // unnecessary, if any: a different event that carries the work forward and
-// is newer than ev, that is of a higher generation, or of the same
-// generation and taken after ev's last take by this process (so it ran, or
-// runs, after ev's previous delivery failed). A redelivery this process
-// never took before (another replica's, or from before a restart) is
-// superseded only by a higher generation.
+// is newer than ev, that is of a higher generation its run checked against
+// the API, or of the same generation and taken after ev's last take by
+// this process (so it ran, or runs, after ev's previous delivery failed).
+// A redelivery this process never took before (another replica's, or from
+// before a restart) is superseded only by a higher checked generation.
 func (s *supersedeMemory) supersededBy(key string, ev adapter.Event) (newest, bool) {
 	now := s.now()
 	r, ok := s.keys.get(key, now)
@@ -108,7 +120,7 @@ func (s *supersedeMemory) supersededBy(key string, ev adapter.Event) (newest, bo
 	}
 	gen := generation(ev)
 	if r.gen != gen {
-		return r, r.gen > gen
+		return r, r.gen > gen && r.checked
 	}
 	last, ok := s.events.get(ev.ID, now)
 	return r, ok && r.seq > last
@@ -141,13 +153,25 @@ func (d *Dispatcher) supersede(m Message, ev adapter.Event, key string, by newes
 	}
 }
 
-// noteSettled records how it (the newest of its run) is settled, before
-// the broker is told: a newest event being dead-lettered or released never
-// supersedes a redelivery, not even in between.
-func (d *Dispatcher) noteSettled(it *item, outcome string) {
+// noteSettled records how it (the newest of its run) is settled and what
+// its run found of its generation (res, nil when it did not run to the
+// end), before the broker is told: a newest event being dead-lettered or
+// released never supersedes a redelivery, not even in between.
+func (d *Dispatcher) noteSettled(it *item, outcome string, res *adapter.Result) {
 	d.mu.Lock()
-	d.mem.settled(resourceKey(it.ev), it.ev.ID, it.seq, outcome)
+	d.mem.settled(resourceKey(it.ev), it.ev.ID, it.seq, outcome, generationHeld(res))
 	d.mu.Unlock()
+}
+
+// generationHeld reports whether the run found the event's generation to
+// be one the HyperFleet API held: its own (current) or an older one
+// (stale). Unchecked or ahead of the API, it is only the event's claim.
+func generationHeld(res *adapter.Result) bool {
+	if res == nil {
+		return false
+	}
+	v := res.Generation.Verdict
+	return v == adapter.GenerationCurrent || v == adapter.GenerationStale
 }
 
 // lru is a map of at most max entries, each forgotten maxAge after it was

@@ -18,7 +18,7 @@ type step struct {
 	cluster    string
 	gen        int
 	deliveries int
-	outcome    string // what its run returns: ok, fail (retried), invalid (dead-lettered)
+	outcome    string // what its run returns: ok, fail (retried), invalid (dead-lettered); unchecked (failed before the API was read), ahead (a generation the API never held): both retried
 	settled    string // how the message must be settled
 	ran        bool   // whether its event must run
 }
@@ -45,6 +45,14 @@ func runSteps(t *testing.T, o DispatcherOptions, steps []step) int {
 			return result(ev, errors.New("api refused the status report"), false)
 		case "invalid":
 			return result(ev, errors.New("no generation"), true)
+		case "unchecked":
+			res := result(ev, errors.New("api GET: 503"), false)
+			res.Generation = adapter.GenerationCheck{}
+			return res
+		case "ahead":
+			res := result(ev, errors.New("the event's generation is above the API's"), false)
+			res.Generation.API, res.Generation.Verdict = 1, adapter.GenerationAhead
+			return res
 		}
 		return result(ev, nil, false)
 	}
@@ -123,6 +131,24 @@ func TestRedeliverySupersededByNewerEvent(t *testing.T) {
 			{"x", "c1", 2, 3, "ok", "ack", true},
 			{"y", "c1", 1, 3, "ok", "ack", false},
 		}, 1},
+		// Issue 41: superseding believes only a generation the API held.
+		{"a generation the API never held supersedes nothing", []step{
+			{"e", "c1", 1, 1, "fail", "retry", true},
+			{"p", "c1", 1 << 40, 1, "ahead", "retry", true},
+			{"e", "c1", 1, 2, "ok", "ack", true},
+			{"x", "c1", 1, 3, "ok", "ack", true},
+		}, 0},
+		{"an unchecked higher generation supersedes nothing", []step{
+			{"e", "c1", 1, 1, "fail", "retry", true},
+			{"n", "c1", 2, 1, "unchecked", "retry", true},
+			{"e", "c1", 1, 2, "ok", "ack", true},
+		}, 0},
+		{"a fresh lower generation starts over", []step{
+			{"n", "c1", 9, 1, "ok", "ack", true},
+			{"r", "c1", 1, 1, "fail", "retry", true}, // the resource recreated under its id
+			{"r", "c1", 1, 2, "ok", "ack", true},
+			{"y", "c1", 1, 3, "ok", "ack", true},
+		}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

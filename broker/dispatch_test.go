@@ -80,8 +80,15 @@ func testDecode(m Message) (adapter.Event, error) {
 	return adapter.Event{ID: m.ID(), Data: data}, nil
 }
 
+// result is what the pipeline answers for ev: err its first failure, if
+// any (invalid: the event's own fault). As the pipeline does when the API
+// holds the event's generation (adapter/stale.go), an event with a
+// generation reports it checked (current).
 func result(ev adapter.Event, err error, invalid bool) *adapter.Result {
 	res := &adapter.Result{Event: ev, ExecutionStatus: adapter.ExecutionSuccess}
+	if g, ok := ev.Data["generation"].(int64); ok {
+		res.Generation = adapter.GenerationCheck{Event: g, API: g, APIFrom: "cluster", Verdict: adapter.GenerationCurrent}
+	}
 	if err != nil {
 		res.ExecutionStatus = adapter.ExecutionFailed
 		res.Error = &adapter.PhaseError{Phase: "resources", Message: err.Error()}
@@ -221,6 +228,46 @@ func TestBurstIsCoalesced(t *testing.T) {
 	defer mu.Unlock()
 	if fmt.Sprint(gens) != "[1 5]" {
 		t.Errorf("runs for generations %v, want [1 5]", gens)
+	}
+}
+
+// A burst coalesced under an event whose generation the API never held
+// (issue 41: a forged 2^40, or an event from before the resource was
+// recreated) settles none of the older events as done by it: they go back
+// to the broker and run on their own; the one of its own generation is acked.
+func TestBurstUnderUncheckedGenerationReleasesOlder(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	runs := 0
+	d, _ := startDispatcher(t, DispatcherOptions{Workers: 4, MaxDeliveries: 5, MinBackoff: time.Millisecond, Process: func(_ context.Context, ev adapter.Event) *adapter.Result {
+		mu.Lock()
+		runs++
+		first := runs == 1
+		mu.Unlock()
+		if first {
+			<-release
+		}
+		res := result(ev, nil, false)
+		if g := ev.Data["generation"].(int64); g > 5 {
+			res = result(ev, errors.New("above the API's generation"), false)
+			res.Generation.API, res.Generation.Verdict = 5, adapter.GenerationAhead
+		}
+		return res
+	}})
+	first := newMsg("first", map[string]any{"id": "c1", "generation": 1}, 1)
+	d.Handle(first)
+	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return runs == 1 })
+	older := newMsg("g5", map[string]any{"id": "c1", "generation": 5}, 1)
+	twin := newMsg("forged-twin", map[string]any{"id": "c1", "generation": 1 << 40}, 1)
+	forged := newMsg("forged", map[string]any{"id": "c1", "generation": 1 << 40}, 1)
+	for _, m := range []*fakeMessage{older, twin, forged} {
+		d.Handle(m)
+	}
+	close(release)
+	for m, want := range map[*fakeMessage]string{first: "ack", older: "release", twin: "ack", forged: "retry"} {
+		if got := m.wait(t); got != want {
+			t.Errorf("%s settled %s, want %s", m.id, got, want)
+		}
 	}
 }
 
