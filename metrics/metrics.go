@@ -31,6 +31,7 @@ type Metrics struct {
 	apiRequests     *prometheus.CounterVec
 	redeliveries    prometheus.Counter
 	superseded      prometheus.Counter
+	stale           *prometheus.CounterVec
 	deadLetters     *prometheus.CounterVec
 	viewLookups     *prometheus.CounterVec
 	viewList        *viewLists
@@ -62,6 +63,7 @@ func New() *Metrics {
 	m.apiRequests = f.counterVec("api_requests_total", "HyperFleet API calls by method and HTTP status (or error).", "method", "code")
 	m.redeliveries = f.counter("broker_redeliveries_total", "Messages handed back to the broker for redelivery.")
 	m.superseded = f.counter("events_superseded_total", "Redelivered messages acked without running because a newer event of the same resource was taken (acked, or still to run): a retry the newer event made unnecessary.")
+	m.stale = f.counterVec("events_stale_total", "Events whose generation was not the one the HyperFleet API answers for their resource, so nothing was written or reported (adapter/stale.go), by verdict: stale (older than the API's: acked) or ahead (above it: redelivered).", "verdict")
 	m.deadLetters = f.counterVec("broker_dead_letters_total", "Messages dead-lettered, by kind (malformed, invalid, max_deliveries).", "kind")
 	m.viewLookups = f.counterVec("view_lookups_total", "Events whose pre-discovery consulted the bundle view, by result: hit (every bundle served by the view, unchanged, no Maestro request) or miss (Maestro read).", "result")
 	m.viewList = newViewLists(f)
@@ -124,6 +126,9 @@ func (m *Metrics) processed(res *adapter.Result, took time.Duration, outcome str
 		bl.processed(took, outcome)
 	}
 	m.requests(res)
+	if v := res.Generation.Verdict; v == adapter.GenerationStale || v == adapter.GenerationAhead {
+		m.stale.WithLabelValues(v).Inc()
+	}
 	for payload, n := range res.NullLeaves {
 		m.nullLeaves.WithLabelValues(payload).Add(float64(n))
 	}
