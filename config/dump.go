@@ -17,10 +17,29 @@ const Redacted = secret.Redacted
 // and as a second line of defence every other string is passed through
 // RedactURL and every field tagged secret is replaced. The task config is not included: it is
 // exactly its file.
+//
+// A leaf left at zero whose default is named by its bound (AdapterBounds,
+// BrokerBounds: Bound.Zero) shows the value in effect, commented
+// "# default", or keeps its zero commented with what zero means
+// (effectiveDefaults).
 func (c *Config) Dump(w io.Writer) error {
-	doc := map[string]any{"adapter_config": redact(c.Adapter)}
+	doc := &yaml.Node{Kind: yaml.MappingNode}
+	add := func(key string, v any, bounds map[string]Bound) error {
+		var n yaml.Node
+		if err := n.Encode(v); err != nil {
+			return err
+		}
+		effectiveDefaults(&n, bounds)
+		doc.Content = append(doc.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, &n)
+		return nil
+	}
+	if err := add("adapter_config", redact(c.Adapter), AdapterBounds); err != nil {
+		return err
+	}
 	if c.Broker != nil {
-		doc["broker_config"] = redact(c.Broker)
+		if err := add("broker_config", redact(c.Broker), BrokerBounds); err != nil {
+			return err
+		}
 	}
 	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)
