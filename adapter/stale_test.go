@@ -87,3 +87,75 @@ func TestStaleGuard(t *testing.T) {
 		})
 	}
 }
+
+// Hostile generations and ids (issue 43's round on this issue's surface):
+// a value that is not a whole JSON number or decimal string of at least 1,
+// on either side, is no generation, so the guard neither skips nor fails
+// on it; an answer is the event's resource only when its id is the
+// event's id as the same string. None may panic, and the verdict only
+// ever says stale or ahead on two real generations.
+func TestStaleGuardHostileValues(t *testing.T) {
+	const cluster = "GET /api/hyperfleet/v1/clusters/x"
+	tests := []struct {
+		name     string
+		eventGen any
+		answer   string
+		verdict  string
+	}{
+		// The event's generation.
+		{"event 0", int64(0), `{"id":"x","generation":2}`, adapter.GenerationUnchecked},
+		{"event negative", int64(-1), `{"id":"x","generation":2}`, adapter.GenerationUnchecked},
+		{"event min int64", int64(-1 << 63), `{"id":"x","generation":2}`, adapter.GenerationUnchecked},
+		{"event max int64", int64(1<<63 - 1), `{"id":"x","generation":2}`, adapter.GenerationAhead},
+		{"event fraction", 1.5, `{"id":"x","generation":2}`, adapter.GenerationUnchecked},
+		{"event float past int64", 1e19, `{"id":"x","generation":2}`, adapter.GenerationUnchecked},
+		{"event float 2^63", float64(1 << 63), `{"id":"x","generation":2}`, adapter.GenerationUnchecked},
+		{"event whole float", 1.0, `{"id":"x","generation":2}`, adapter.GenerationStale},
+		{"event string", "1", `{"id":"x","generation":2}`, adapter.GenerationStale},
+		{"event string with space", " 1", `{"id":"x","generation":2}`, adapter.GenerationUnchecked},
+		{"event string plus", "+1", `{"id":"x","generation":2}`, adapter.GenerationStale},
+		{"event string hex", "0x1", `{"id":"x","generation":2}`, adapter.GenerationUnchecked},
+		{"event string exponent", "1e0", `{"id":"x","generation":2}`, adapter.GenerationUnchecked},
+		{"event string full-width digit", "１", `{"id":"x","generation":2}`, adapter.GenerationUnchecked},
+		{"event string past int64", "9223372036854775808", `{"id":"x","generation":2}`, adapter.GenerationUnchecked},
+		{"event string empty", "", `{"id":"x","generation":2}`, adapter.GenerationUnchecked},
+		{"event bool", true, `{"id":"x","generation":2}`, adapter.GenerationUnchecked},
+		{"event object", map[string]any{"v": int64(1)}, `{"id":"x","generation":2}`, adapter.GenerationUnchecked},
+		{"event list", []any{int64(1)}, `{"id":"x","generation":2}`, adapter.GenerationUnchecked},
+		// The API's generation.
+		{"API 0", int64(1), `{"id":"x","generation":0}`, adapter.GenerationUnchecked},
+		{"API negative", int64(1), `{"id":"x","generation":-5}`, adapter.GenerationUnchecked},
+		{"API fraction", int64(1), `{"id":"x","generation":2.5}`, adapter.GenerationUnchecked},
+		{"API past int64", int64(1), `{"id":"x","generation":1e30}`, adapter.GenerationUnchecked},
+		{"API max int64", int64(1), `{"id":"x","generation":9223372036854775807}`, adapter.GenerationStale},
+		{"API null", int64(1), `{"id":"x","generation":null}`, adapter.GenerationUnchecked},
+		{"API object", int64(1), `{"id":"x","generation":{"value":2}}`, adapter.GenerationUnchecked},
+		{"API string with letters", int64(1), `{"id":"x","generation":"2a"}`, adapter.GenerationUnchecked},
+		// Which answer is the event's resource.
+		{"id as a number", int64(1), `{"id":1,"generation":2}`, adapter.GenerationUnchecked},
+		{"id of another case", int64(1), `{"id":"X","generation":2}`, adapter.GenerationUnchecked},
+		{"id with a space", int64(1), `{"id":"x ","generation":2}`, adapter.GenerationUnchecked},
+		{"id nested", int64(1), `{"cluster":{"id":"x","generation":2}}`, adapter.GenerationUnchecked},
+		{"no id", int64(1), `{"generation":2}`, adapter.GenerationUnchecked},
+		{"answer a list", int64(1), `[{"id":"x","generation":2}]`, adapter.GenerationUnchecked},
+		{"answer a string", int64(1), `"x"`, adapter.GenerationUnchecked},
+		{"answer null", int64(1), `null`, adapter.GenerationUnchecked},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, "pending")
+			h.useTask("testdata/task-stale.yaml")
+			h.api.Set("GET /api/hyperfleet/v1/owners/o1", apistub.Response{Status: 200, Body: json.RawMessage(`{}`)})
+			h.api.Set("GET /api/hyperfleet/v1/clusters/x/status-view", apistub.Response{Status: 200, Body: json.RawMessage(`{}`)})
+			h.api.Set(cluster, apistub.Response{Status: 200, Body: json.RawMessage(tt.answer)})
+			h.api.Set("PUT /api/hyperfleet/v1/clusters/x/statuses", apistub.Response{Status: 200})
+			res := h.event(map[string]any{"generation": tt.eventGen})
+			if res.Generation.Verdict != tt.verdict {
+				t.Errorf("verdict %q, want %q (%+v; error %v)", res.Generation.Verdict, tt.verdict, res.Generation, res.Err())
+			}
+			if tt.verdict == adapter.GenerationStale && res.Disposition() != adapter.Ack {
+				t.Errorf("a stale event: disposition %v, want ack", res.Disposition())
+			}
+		})
+	}
+}
