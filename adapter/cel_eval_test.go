@@ -118,6 +118,6 @@ func celOutcome(v ref.Val, err error) string {
 		ce, _ := err.(*celError)
 		return fmt.Sprintf("error %q limit %v", err, ce != nil && ce.limit)
 	}
-	g, cerr := celToGo(v)
+	g, cerr := celenv.GoValue(v)
 	return fmt.Sprintf("value %#v %v %s", g, cerr, reflect.TypeOf(g))
 }

@@ -193,7 +193,7 @@ func (r *eventRun) eval(ctx context.Context, e *celenv.Expr) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return celToGo(val)
+	return celenv.GoValue(val)
 }
 
 // evalRule evaluates a rule that must yield a bool.

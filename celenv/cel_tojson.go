@@ -26,7 +26,7 @@ func celToJSON(v ref.Val) ref.Val {
 	if n := celJSONBound(v, tmpl.MaxTemplateFuncBytes); n > tmpl.MaxTemplateFuncBytes {
 		return types.NewErr("toJson: the result would be over the function result limit of %d bytes", tmpl.MaxTemplateFuncBytes)
 	}
-	native, err := celJSONValue(v, 0)
+	native, err := celJSONValue(v)
 	if err != nil {
 		return types.NewErr("toJson: %v", err)
 	}
