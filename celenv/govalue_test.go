@@ -118,7 +118,7 @@ func celCompile(t *testing.T, src string, vars ...string) *Expr {
 // celEvalVal evaluates a constant expression to its CEL value.
 func celEvalVal(t *testing.T, src string) ref.Val {
 	t.Helper()
-	out, _, err := celCompile(t, src).Program.Eval(map[string]any{CELClockVar: types.Timestamp{Time: celTestNow}})
+	out, _, err := celCompile(t, src).Program.Eval(map[string]any{ClockVar: types.Timestamp{Time: celTestNow}})
 	if err != nil {
 		t.Fatal(err)
 	}

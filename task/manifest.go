@@ -89,7 +89,7 @@ func CompileManifestFile(file string, data []byte) (*Manifest, error) {
 		if actions == 0 {
 			return nil, fmt.Errorf("%s: %w", file, yamlErr)
 		}
-		t, err := tmpl.ParseTemplate(file, string(data))
+		t, err := tmpl.Parse(file, string(data))
 		if err != nil {
 			return nil, err
 		}
@@ -210,7 +210,7 @@ func (c manifestCompiler) compile(path string, v any) (any, error) {
 		if c.rendered || !strings.Contains(x, "{{") {
 			return x, nil
 		}
-		return tmpl.ParseTemplate(c.name(path), x)
+		return tmpl.Parse(c.name(path), x)
 	case float64:
 		return c.float(path, x)
 	case float32:
