@@ -7,7 +7,7 @@ import (
 )
 
 // ParseURL compiles an api_call url. It is Parse with
-// contextual escaping (see template_escape.go): every value printed after
+// contextual escaping (see escape.go): every value printed after
 // literal text is escaped for where it sits, so a value can never add a
 // path segment, a query or a fragment:
 //

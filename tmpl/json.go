@@ -8,7 +8,7 @@ import (
 )
 
 // ParseJSON compiles an api_call body, which must render JSON. It
-// is Parse with contextual escaping (see template_escape.go): the
+// is Parse with contextual escaping (see escape.go): the
 // literal text is scanned as JSON, and every printed value is escaped for
 // where it sits, so no value can change the body's structure:
 //
