@@ -14,7 +14,8 @@
 //     hands over) every status PUT, and fails or holds PUTs on cue;
 //   - Scrape: one read of a Prometheus text exposition, and the adapter's
 //     Maestro request counts in it;
-//   - ReconcileEvent: the Sentinel's reconcile CloudEvent;
+//   - Event: the Sentinel's reconcile CloudEvent, and Publisher, which
+//     publishes it as the Sentinel does;
 //   - CA: throwaway certificate authorities for TLS tests;
 //   - DropRabbitMQ and CloseRabbitMQConnection: a run's RabbitMQ clean-up,
 //     and a connection closed as an operator or a failover would;
