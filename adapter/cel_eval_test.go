@@ -106,7 +106,7 @@ func celTestRun(t *testing.T, cases []celCase) *eventRun {
 	}
 	r := newRun(p, Event{ID: "e1", Type: "t", Source: "s", Data: map[string]any{"id": "c1", "x": int64(1)}})
 	r.resources["list"] = []any{map[string]any{"type": "Ready"}, map[string]any{"type": "Other"}}
-	r.resources["huge"] = strings.Repeat("x", celenv.CELCostLimit+10)
+	r.resources["huge"] = strings.Repeat("x", celenv.CostLimit+10)
 	r.bundles["x"] = map[string]any{"state": "done", "count": int64(3)}
 	return r
 }
@@ -118,6 +118,6 @@ func celOutcome(v ref.Val, err error) string {
 		ce, _ := err.(*celError)
 		return fmt.Sprintf("error %q limit %v", err, ce != nil && ce.limit)
 	}
-	g, cerr := celToGo(v)
+	g, cerr := celenv.GoValue(v)
 	return fmt.Sprintf("value %#v %v %s", g, cerr, reflect.TypeOf(g))
 }

@@ -6,11 +6,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// Kube is the boundary between the reconciler and a Kubernetes API server:
-// the kubernetes transport (transport.client: kubernetes), where each
-// resource of the task config is one object applied straight to a cluster
-// instead of a ManifestWork bundle delivered through Maestro. The decision
-// is the same; only the reads and writes differ.
+// Kube is the client of the kubernetes transport (transport.client:
+// kubernetes; transport_kube.go), the reconciler's boundary with a
+// Kubernetes API server: each resource of the task config is one object
+// applied straight to a cluster instead of a ManifestWork bundle delivered
+// through Maestro. The flow and the decision are the same; only the reads
+// and writes differ.
 //
 // Implementations must be safe for concurrent use. Errors wrap the same
 // sentinels as Maestro's, tested with errors.Is:

@@ -99,7 +99,7 @@ func TestExpensiveCELExpressionIsStopped(t *testing.T) {
 	res, took := h.limitsEvent(0, map[string]any{"items": bigList(3000)})
 	wantLimitFailure(t, h, res, "pairs", "preconditions[0].expression",
 		fmt.Sprintf("exceeded the CEL timeout of %v", adapter.DefaultCELTimeout),
-		fmt.Sprintf("exceeded the CEL cost limit of %d", celenv.CELCostLimit))
+		fmt.Sprintf("exceeded the CEL cost limit of %d", celenv.CostLimit))
 	if took > 5*time.Second {
 		t.Errorf("the event took %v: the evaluation was not bounded", took)
 	}
@@ -115,14 +115,14 @@ func TestCELTimeoutNamesTheLimit(t *testing.T) {
 	}
 }
 
-// An expression whose cost exceeds celenv.CELCostLimit fails naming the
+// An expression whose cost exceeds celenv.CostLimit fails naming the
 // cost limit, whatever the timeout (a string function over 11 MB costs
 // 1.1 million).
 func TestCELCostLimitNamesTheLimit(t *testing.T) {
 	h := newLimitsHarness(t)
 	res, _ := h.limitsEvent(time.Minute, map[string]any{"blob": strings.Repeat("x", 11_000_000)})
 	wantLimitFailure(t, h, res, "needle", "preconditions[1].expression",
-		fmt.Sprintf("evaluation exceeded the CEL cost limit of %d and was stopped", celenv.CELCostLimit))
+		fmt.Sprintf("evaluation exceeded the CEL cost limit of %d and was stopped", celenv.CostLimit))
 }
 
 // A rendered bundle over bundles.MaxBundleBytes fails that bundle with an

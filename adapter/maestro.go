@@ -7,8 +7,9 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 )
 
-// Maestro is the boundary between the reconciler and a Maestro server. Bundles
-// are ManifestWorks addressed by consumer (the target cluster) and name.
+// Maestro is the client of the maestro transport (transport_maestro.go),
+// the reconciler's boundary with a Maestro server. Bundles are
+// ManifestWorks addressed by consumer (the target cluster) and name.
 //
 // Implementations must be safe for concurrent use across consumers. Every
 // returned error that the reconciler must act on wraps one of the sentinel

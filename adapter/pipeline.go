@@ -44,7 +44,7 @@ type Options struct {
 	// preconditions, captures, lifecycle rules, post payloads and
 	// conditions), each on its own; zero means DefaultCELTimeout. CEL
 	// checks it every 100 comprehension iterations; a single costly call
-	// outside a loop is caught by celenv.CELCostLimit instead. An
+	// outside a loop is caught by celenv.CostLimit instead. An
 	// evaluation past either limit fails with an error naming the limit and
 	// the expression's YAML path, reported like any CEL error (Health
 	// False, the event redelivered).

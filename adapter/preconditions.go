@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/bundle-adapter/bundle-adapter/celenv"
 	"github.com/bundle-adapter/bundle-adapter/task"
 	"github.com/bundle-adapter/bundle-adapter/tmpl"
 )
@@ -99,7 +100,7 @@ func (r *eventRun) capture(ctx context.Context, pc *task.Precondition, resp any)
 		if err != nil {
 			return err
 		}
-		v, err := celToGo(val)
+		v, err := celenv.GoValue(val)
 		if err != nil {
 			return &celError{path: c.Expression.Path, err: err}
 		}

@@ -77,7 +77,7 @@ func newRun(p *Pipeline, ev Event) *eventRun {
 	}
 	r.vars["event"], r.vars["env"], r.vars["metadata"] = event, r.env, meta
 	r.vars["resources"], r.vars["bundles"], r.vars["adapter"] = r.resources, r.bundles, r.adapter
-	r.vars[celenv.CELClockVar] = types.Timestamp{Time: r.now}
+	r.vars[celenv.ClockVar] = types.Timestamp{Time: r.now}
 	r.activation, _ = interpreter.NewActivation(r.vars)
 	for _, v := range p.task.CEL.EnvVars() {
 		if s, ok := p.env(v.Name); ok {
@@ -118,7 +118,7 @@ func (e *celError) Unwrap() error { return e.err }
 var errCELTimeout = errors.New("CEL evaluation timeout")
 
 // evalCEL evaluates a compiled expression against vars (an activation or a
-// map; the event's clock is added to a map for now() and condition ages), bounded by the pipeline's CEL timeout and celenv.CELCostLimit. An
+// map; the event's clock is added to a map for now() and condition ages), bounded by the pipeline's CEL timeout and celenv.CostLimit. An
 // evaluation stopped by either limit fails with an error saying which limit
 // and its value; every failure is a *celError naming the expression's YAML
 // path.
@@ -164,7 +164,7 @@ func (r *eventRun) celFailure(e *celenv.Expr, err error, stopped func() bool) *c
 	case errors.Is(err, errCELTimeout):
 		err = fmt.Errorf("evaluation exceeded the CEL timeout of %v and was stopped", r.p.celTimeout)
 	case errors.As(err, &cancelled) && cancelled.Cause == interpreter.CostLimitExceeded:
-		err = fmt.Errorf("evaluation exceeded the CEL cost limit of %d and was stopped", celenv.CELCostLimit)
+		err = fmt.Errorf("evaluation exceeded the CEL cost limit of %d and was stopped", celenv.CostLimit)
 	case errors.As(err, &cancelled) || stopped():
 		// cancelled (shutdown): not a missing value either
 	default:
@@ -181,7 +181,7 @@ type clockActivation struct {
 }
 
 func (a clockActivation) ResolveName(name string) (any, bool) {
-	if name == celenv.CELClockVar {
+	if name == celenv.ClockVar {
 		return a.now, true
 	}
 	return a.Activation.ResolveName(name)
@@ -193,7 +193,7 @@ func (r *eventRun) eval(ctx context.Context, e *celenv.Expr) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return celToGo(val)
+	return celenv.GoValue(val)
 }
 
 // evalRule evaluates a rule that must yield a bool.

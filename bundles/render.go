@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
 	"time"
 
 	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
@@ -63,7 +61,7 @@ func renderWhole(ctx context.Context, m *task.Manifest, data map[string]any, now
 	if err != nil {
 		return nil, fmt.Errorf("%s: rendered manifest is not valid YAML: %w", name, err)
 	}
-	out, err := renderNormalize(name, raw)
+	out, err := task.NormalizeRendered(name, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -72,79 +70,4 @@ func renderWhole(ctx context.Context, m *task.Manifest, data map[string]any, now
 		return nil, fmt.Errorf("%s: rendered manifest is %T, not a mapping", name, out)
 	}
 	return root, nil
-}
-
-// renderNormalize turns yaml.v3 output into JSON-shaped values, the same way
-// config compiles a Tree: keys become strings, timestamps become text, and
-// NaN or infinity is an error.
-func renderNormalize(path string, v any) (any, error) {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, val := range x {
-			nv, err := renderNormalize(path+"."+k, val)
-			if err != nil {
-				return nil, err
-			}
-			x[k] = nv
-		}
-		return x, nil
-	case map[any]any:
-		out := make(map[string]any, len(x))
-		for k, val := range x {
-			ks, err := renderKey(path, k)
-			if err != nil {
-				return nil, err
-			}
-			nv, err := renderNormalize(path+"."+ks, val)
-			if err != nil {
-				return nil, err
-			}
-			out[ks] = nv
-		}
-		return out, nil
-	case []any:
-		for i, val := range x {
-			nv, err := renderNormalize(path+"["+strconv.Itoa(i)+"]", val)
-			if err != nil {
-				return nil, err
-			}
-			x[i] = nv
-		}
-		return x, nil
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("%s: %v is not a JSON number", path, x)
-		}
-	case time.Time:
-		return renderTime(x), nil
-	}
-	return v, nil
-}
-
-func renderKey(path string, k any) (string, error) {
-	switch x := k.(type) {
-	case string:
-		return x, nil
-	case bool:
-		return strconv.FormatBool(x), nil
-	case int:
-		return strconv.Itoa(x), nil
-	case int64:
-		return strconv.FormatInt(x, 10), nil
-	case uint64:
-		return strconv.FormatUint(x, 10), nil
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64), nil
-	case time.Time:
-		return renderTime(x), nil
-	}
-	return "", fmt.Errorf("%s: mapping key %v must be a string", path, k)
-}
-
-// renderTime matches config's handling of unquoted YAML timestamps.
-func renderTime(t time.Time) string {
-	if t.Location() == time.UTC && t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0 {
-		return t.Format(time.DateOnly)
-	}
-	return t.Format(time.RFC3339Nano)
 }

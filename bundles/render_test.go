@@ -226,7 +226,7 @@ func TestRenderConcurrent(t *testing.T) {
 
 // Values rendered unquoted into a Whole manifest cannot smuggle a YAML alias
 // bomb past the limits: the rendered text is decoded with the same bounded
-// decoder as config files (config.DecodeYAML), so the render fails fast.
+// decoder as config files (configfile.DecodeYAML), so the render fails fast.
 func TestRenderWholeBoundsAliases(t *testing.T) {
 	// 8 levels of merge keys, each merging the level below 10 times.
 	names := []any{"&a0 {k: v}"}

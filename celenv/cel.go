@@ -14,16 +14,16 @@ import (
 	"github.com/google/cel-go/interpreter"
 )
 
-// CEL limits. An expression whose evaluation exceeds CELCostLimit fails with
+// CEL limits. An expression whose evaluation exceeds CostLimit fails with
 // a clear error instead of burning CPU; evaluation also stops when the
 // context given to ContextEval is done (the pipeline bounds every
 // evaluation with adapter.DefaultCELTimeout, or Options.CELTimeout). Every
 // function has a cost: cel-go's own and the ext libraries' grow with the
 // sizes they handle, and toJson costs one per byte it writes and refuses a
-// result past MaxTemplateFuncBytes before encoding, so string bombs stop at
+// result past tmpl.MaxFuncBytes before encoding, so string bombs stop at
 // the cost limit after a few MiB.
 const (
-	CELCostLimit              = 1_000_000
+	CostLimit                 = 1_000_000
 	celInterruptCheckInterval = 100
 )
 
@@ -55,7 +55,7 @@ func celOptions() []cel.EnvOption {
 			cel.Overload(celToJSONOverload, []*cel.Type{cel.DynType}, cel.StringType,
 				cel.UnaryBinding(celToJSON))),
 		cel.CostEstimatorOptions(checker.OverloadCostEstimate(celToJSONOverload, estimateCELToJSON)),
-		cel.Variable(CELClockVar, cel.TimestampType),
+		cel.Variable(ClockVar, cel.TimestampType),
 	}, hyperfleetCELFunctions()...)
 }
 
@@ -64,7 +64,7 @@ func NewEnv(names []string) (*Env, error) {
 	sorted := append([]string(nil), names...)
 	sort.Strings(sorted)
 	for _, n := range sorted {
-		if n == CELClockVar {
+		if n == ClockVar {
 			return nil, fmt.Errorf("the name %q is reserved for the event's clock", n)
 		}
 		opts = append(opts, cel.Variable(n, cel.DynType))
@@ -97,7 +97,7 @@ func (c *Env) Compile(l *configfile.ErrorList, e *Expr) {
 
 func (c *Env) program(l *configfile.ErrorList, e *Expr, ast *cel.Ast) {
 	prg, err := c.env.Program(ast,
-		cel.CostLimit(CELCostLimit),
+		cel.CostLimit(CostLimit),
 		cel.CostTrackerOptions(append(hyperfleetCELCostTrackers(),
 			interpreter.OverloadCostTracker(celToJSONOverload, trackCELToJSON))...),
 		cel.InterruptCheckFrequency(celInterruptCheckInterval),
@@ -163,7 +163,7 @@ func oneLine(s string) string {
 }
 
 // celLiteral renders a Go value decoded from YAML as a CEL literal.
-func CELLiteral(v any) (string, error) {
+func Literal(v any) (string, error) {
 	switch x := v.(type) {
 	case nil:
 		return "null", nil
@@ -182,7 +182,7 @@ func CELLiteral(v any) (string, error) {
 	case []any:
 		parts := make([]string, len(x))
 		for i, e := range x {
-			s, err := CELLiteral(e)
+			s, err := Literal(e)
 			if err != nil {
 				return "", err
 			}

@@ -2,7 +2,7 @@
 // expression of one task config is checked and compiled in (Env: its
 // variables, the functions hyperfleet-adapter documents, toJson, optional
 // chaining, the ext strings and lists libraries), the cost limit every
-// evaluation runs under (CELCostLimit), and Expr, the YAML leaf of a
+// evaluation runs under (CostLimit), and Expr, the YAML leaf of a
 // config file that holds an expression.
 //
 // Compile errors are written to a configfile.ErrorList at the expression's

@@ -25,7 +25,7 @@ const (
 	// MaxRedeletes bounds resources[].lifecycle.delete.redeletes.
 	MaxRedeletes = task.MaxRedeletes
 	// MaxTemplateSteps is the template step budget of one rendering.
-	MaxTemplateSteps = tmpl.MaxTemplateSteps
+	MaxTemplateSteps = tmpl.MaxSteps
 	// MaxTemplateOutputBytes bounds what one template execution writes.
-	MaxTemplateOutputBytes = tmpl.MaxTemplateOutputBytes
+	MaxTemplateOutputBytes = tmpl.MaxOutputBytes
 )

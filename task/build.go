@@ -66,7 +66,7 @@ func compileBuild(l *configfile.ErrorList, env *celenv.Env, path string, raw any
 }
 
 func compileBuildString(l *configfile.ErrorList, path, s string) BuildNode {
-	t, err := tmpl.ParseTemplate(path, s)
+	t, err := tmpl.Parse(path, s)
 	if err != nil {
 		l.Add(path, "%v", err)
 		return BuildNode{Literal: s}

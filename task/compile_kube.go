@@ -116,7 +116,7 @@ func manifestName(tree any) *tmpl.Template {
 	case *tmpl.Template:
 		return name
 	case string:
-		if t, err := tmpl.ParseTemplate("metadata.name", name); err == nil {
+		if t, err := tmpl.Parse("metadata.name", name); err == nil {
 			return t
 		}
 	}

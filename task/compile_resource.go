@@ -128,7 +128,7 @@ func compileManifest(l *configfile.ErrorList, refs refs, r *Resource, path strin
 		m.Compiled, err = CompileManifest(path, m.Inline)
 		if err == nil {
 			// inline templates are named by YAML path: record their file:line
-			tmpl.WalkTemplates(m.Compiled.Tree, func(t *tmpl.Template) { t.SetWhere(l.Where(t.Name)) })
+			tmpl.Walk(m.Compiled.Tree, func(t *tmpl.Template) { t.SetWhere(l.Where(t.Name)) })
 		}
 	}
 	if err != nil {
@@ -261,7 +261,7 @@ func (r *Resource) findWorkName() *tmpl.Template {
 	case *tmpl.Template:
 		return name
 	case string:
-		t, err := tmpl.ParseTemplate("metadata.name", name)
+		t, err := tmpl.Parse("metadata.name", name)
 		if err == nil {
 			return t
 		}

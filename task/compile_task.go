@@ -281,8 +281,8 @@ func compileAPICall(l *configfile.ErrorList, a *APICall, path, defaultMethod str
 	if a.URL.Src == "" {
 		l.Add(path+".url", "is required")
 	}
-	tmpl.CompileTextWith(l, &a.URL, tmpl.ParseURLTemplate)
-	tmpl.CompileTextWith(l, &a.Body, tmpl.ParseJSONTemplate)
+	tmpl.CompileTextWith(l, &a.URL, tmpl.ParseURL)
+	tmpl.CompileTextWith(l, &a.Body, tmpl.ParseJSON)
 	for i := range a.Headers {
 		h := &a.Headers[i]
 		if h.Name == "" {

@@ -48,7 +48,7 @@ func conditionToCEL(c Condition) (string, error) {
 		}
 		return "has(" + c.Field + ")", nil
 	}
-	v, err := celenv.CELLiteral(c.Value)
+	v, err := celenv.Literal(c.Value)
 	if err != nil {
 		return "", fmt.Errorf("value: %v", err)
 	}

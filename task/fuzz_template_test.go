@@ -23,7 +23,7 @@ const fuzzTemplateWait = 20 * time.Second
 
 // FuzzTemplate parses, checks and executes arbitrary template text with
 // a budget: no input may panic, run past the budget or write past
-// MaxTemplateOutputBytes.
+// tmpl.MaxOutputBytes.
 func FuzzTemplate(f *testing.F) {
 	for _, s := range []string{
 		`{{ .clusterId | lower }}-{{ .generation }}`,
@@ -36,12 +36,12 @@ func FuzzTemplate(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		tm, err := tmpl.ParseTemplate("fuzz", src)
+		tm, err := tmpl.Parse("fuzz", src)
 		if err != nil {
 			return
 		}
 		var l configfile.ErrorList
-		tmpl.CheckTemplateNames(&l, tm, []string{"clusterId", "generation", "event"})
+		tmpl.CheckNames(&l, tm, []string{"clusterId", "generation", "event"})
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		start := time.Now()
@@ -49,8 +49,8 @@ func FuzzTemplate(f *testing.F) {
 		if took := time.Since(start); took > fuzzTemplateWait {
 			t.Fatalf("ran %v, past its budget (err %v)", took, err)
 		}
-		if len(out) > tmpl.MaxTemplateOutputBytes {
-			t.Fatalf("wrote %d bytes, over MaxTemplateOutputBytes", len(out))
+		if len(out) > tmpl.MaxOutputBytes {
+			t.Fatalf("wrote %d bytes, over tmpl.MaxOutputBytes", len(out))
 		}
 		if err != nil && out != "" {
 			t.Fatalf("output %q together with error %v", out, err)

@@ -89,7 +89,7 @@ func CompileManifestFile(file string, data []byte) (*Manifest, error) {
 		if actions == 0 {
 			return nil, fmt.Errorf("%s: %w", file, yamlErr)
 		}
-		t, err := tmpl.ParseTemplate(file, string(data))
+		t, err := tmpl.Parse(file, string(data))
 		if err != nil {
 			return nil, err
 		}
@@ -165,9 +165,26 @@ func manifestCountActions(v any) (inStrings int, inKeys bool) {
 	return inStrings, inKeys
 }
 
-// manifestCompiler turns a decoded YAML tree into a compiled Tree.
+// NormalizeRendered turns a rendered Whole manifest, as YAML decoded it,
+// into the JSON-shaped values of a compiled Tree, by the walk that compiles
+// a Tree (CompileManifestFile): a non-string mapping key becomes its text
+// (two keys of one spelling are an error), an unquoted timestamp becomes
+// text as in a Tree, and NaN or infinity is an error. Unlike a compiled
+// Tree, a string stays a string even with "{{" in it, in a value or a key:
+// it is output, not a template. name (the manifest's file) starts the YAML
+// path in errors. raw's maps and slices may be reused in the result.
+func NormalizeRendered(name string, raw any) (any, error) {
+	return manifestCompiler{file: name, rendered: true}.compile("", raw)
+}
+
+// manifestCompiler turns a decoded YAML tree into a compiled Tree, or, with
+// rendered, a rendered manifest into plain values (NormalizeRendered).
 type manifestCompiler struct {
 	file string // set for ref files; prefixes template names
+	// rendered: strings are output, never templates, and the maps and
+	// slices of the input are filled in place (a rendered tree is decoded
+	// for this one use).
+	rendered bool
 }
 
 func (c manifestCompiler) errorf(path, format string, args ...any) error {
@@ -190,10 +207,10 @@ func (c manifestCompiler) compile(path string, v any) (any, error) {
 		int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
 		return x, nil
 	case string:
-		if !strings.Contains(x, "{{") {
+		if c.rendered || !strings.Contains(x, "{{") {
 			return x, nil
 		}
-		return tmpl.ParseTemplate(c.name(path), x)
+		return tmpl.Parse(c.name(path), x)
 	case float64:
 		return c.float(path, x)
 	case float32:
@@ -201,7 +218,10 @@ func (c manifestCompiler) compile(path string, v any) (any, error) {
 	case time.Time:
 		return manifestTimeString(x), nil
 	case map[string]any:
-		out := make(map[string]any, len(x))
+		out := x
+		if !c.rendered {
+			out = make(map[string]any, len(x))
+		}
 		for k, val := range x {
 			if err := c.put(out, path, k, val); err != nil {
 				return nil, err
@@ -224,7 +244,10 @@ func (c manifestCompiler) compile(path string, v any) (any, error) {
 		}
 		return out, nil
 	case []any:
-		out := make([]any, len(x))
+		out := x
+		if !c.rendered {
+			out = make([]any, len(x))
+		}
 		for i, val := range x {
 			cv, err := c.compile(manifestIndexPath(path, i), val)
 			if err != nil {
@@ -239,7 +262,7 @@ func (c manifestCompiler) compile(path string, v any) (any, error) {
 
 func (c manifestCompiler) put(out map[string]any, path, k string, val any) error {
 	kp := manifestKeyPath(path, k)
-	if strings.Contains(k, "{{") {
+	if !c.rendered && strings.Contains(k, "{{") {
 		return c.errorf(kp, "a template in a mapping key is not supported here; template the value, or move the manifest to a ref file")
 	}
 	cv, err := c.compile(kp, val)

@@ -13,7 +13,7 @@ func (m *Manifest) Reads() (paths [][]string, ok bool) {
 		return m.Whole.Reads()
 	}
 	ok = true
-	tmpl.WalkTemplates(m.Tree, func(t *tmpl.Template) {
+	tmpl.Walk(m.Tree, func(t *tmpl.Template) {
 		if !ok {
 			return
 		}

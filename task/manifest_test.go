@@ -3,6 +3,7 @@ package task
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -272,5 +273,50 @@ func TestManifestKeyPath(t *testing.T) {
 		if got := manifestKeyPath(tt.parent, tt.key); got != tt.want {
 			t.Errorf("manifestKeyPath(%q, %q) = %q, want %q", tt.parent, tt.key, got, tt.want)
 		}
+	}
+}
+
+// A rendered Whole manifest is normalized by the walk that compiles a
+// Tree, except that its strings are output: "{{" in a value or a key stays.
+func TestNormalizeRendered(t *testing.T) {
+	cases := []struct {
+		name    string
+		yaml    string
+		want    any
+		wantErr string
+	}{
+		{name: "strings stay strings", yaml: "a: '{{ .x }}'\n'{{ k }}': b\n",
+			want: map[string]any{"a": "{{ .x }}", "{{ k }}": "b"}},
+		{name: "non-string keys become text", yaml: "1: a\ntrue: b\n1.5: c\n",
+			want: map[string]any{"1": "a", "true": "b", "1.5": "c"}},
+		{name: "timestamps become text", yaml: "d: 2024-01-02\nt: 2024-01-02T03:04:05Z\nl: [2024-01-02]\n",
+			want: map[string]any{"d": "2024-01-02", "t": "2024-01-02T03:04:05Z", "l": []any{"2024-01-02"}}},
+		{name: "NaN is an error at its path", yaml: "spec:\n  items: [1, .nan]\n",
+			wantErr: "bad.yaml:spec.items[1]: NaN is not a JSON number"},
+		{name: "infinity under a dotted key", yaml: "metadata:\n  labels: {a.b/c: .inf}\n",
+			wantErr: `bad.yaml:metadata.labels["a.b/c"]: +Inf is not a JSON number`},
+		{name: "two keys of one spelling", yaml: "1: a\n1.0: b\n",
+			wantErr: `bad.yaml: duplicate key "1"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var raw any
+			if err := yaml.Unmarshal([]byte(c.yaml), &raw); err != nil {
+				t.Fatal(err)
+			}
+			got, err := NormalizeRendered("bad.yaml", raw)
+			if c.wantErr != "" {
+				if err == nil || err.Error() != c.wantErr {
+					t.Fatalf("err = %v, want %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("got %#v, want %#v", got, c.want)
+			}
+		})
 	}
 }

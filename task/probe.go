@@ -36,7 +36,7 @@ func checkTemplates(l *configfile.ErrorList, c *TaskConfig) {
 	envSample := map[string]any{}
 	data["env"] = envSample
 	forEachTemplate(reflect.ValueOf(c), func(t *tmpl.Template) {
-		tmpl.CheckTemplateNames(l, t, known)
+		tmpl.CheckNames(l, t, known)
 		c.CEL.CheckTemplateEnvReads(l, t)
 		for _, v := range c.CEL.EnvVars() {
 			envSample[v.Name] = "sample"
@@ -62,7 +62,7 @@ func templateNames(c *TaskConfig) []string {
 			names = append(names, n)
 		}
 	}
-	return append(names, tmpl.TemplateDataNames...)
+	return append(names, tmpl.DataNames...)
 }
 
 func probeExecute(t *tmpl.Template, data map[string]any) error {
@@ -73,7 +73,7 @@ func probeExecute(t *tmpl.Template, data map[string]any) error {
 // isBudgetError reports whether err is a template limit, which no event
 // can change: a template that exceeds one with sample values is broken.
 func isBudgetError(err error) bool {
-	for _, target := range []error{tmpl.ErrTemplateSteps, tmpl.ErrTemplateWork, tmpl.ErrTemplateTime, tmpl.ErrTemplateTooLarge, tmpl.ErrTemplateFuncLimit} {
+	for _, target := range []error{tmpl.ErrSteps, tmpl.ErrWork, tmpl.ErrTime, tmpl.ErrTooLarge, tmpl.ErrFuncLimit} {
 		if errors.Is(err, target) {
 			return true
 		}

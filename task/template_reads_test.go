@@ -37,7 +37,7 @@ func TestTemplateReads(t *testing.T) {
 		{src: `{{ now | date "2006" }}`, want: "no"},
 		{src: `{{ define "x" }}{{ .a }}{{ end }}{{ template "x" . }}`, want: "no"},
 	} {
-		tp, err := tmpl.ParseTemplate("t", tc.src)
+		tp, err := tmpl.Parse("t", tc.src)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.src, err)
 		}

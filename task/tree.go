@@ -55,7 +55,7 @@ func executeTree(ctx context.Context, v any, data map[string]any, now time.Time)
 // a budget or a cancelled context may not fail twice alike.
 func firstTreeError(ctx context.Context, v any, data map[string]any, now time.Time, err error) error {
 	var first error
-	tmpl.WalkTemplates(v, func(t *tmpl.Template) {
+	tmpl.Walk(v, func(t *tmpl.Template) {
 		if first == nil {
 			_, first = t.ExecuteContext(ctx, data, now)
 		}

@@ -1,9 +1,9 @@
 // Package tmpl is the template language of task configs: Go's text/template
-// with the functions HyperFleet adapter authors know (TemplateFuncNames),
+// with the functions HyperFleet adapter authors know (FuncNames),
 // and the guards that make a template safe to run on every event.
 //
-// A template is parsed once (ParseTemplate, or ParseURLTemplate and
-// ParseJSONTemplate, which escape every value they insert into a URL path
+// A template is parsed once (Parse, or ParseURL and
+// ParseJSON, which escape every value they insert into a URL path
 // or a JSON body) and executed many times, concurrently. Execution is
 // bounded: steps, output size, time and the work of each function are
 // charged to a budget, and an Execute that runs past it returns an error,

@@ -15,7 +15,7 @@ func FuzzURLTemplateValue(f *testing.F) {
 	for _, s := range []string{"c1", "c1#", "c1?x=", "../../x", "a/b", "%2e%2e", "", "\x00", "é ü", "a b+c&d=e"} {
 		f.Add(s)
 	}
-	tmpl, err := ParseURLTemplate("url", "/clusters/{{ .v }}/statuses?q={{ .v }}&r=1")
+	tmpl, err := ParseURL("url", "/clusters/{{ .v }}/statuses?q={{ .v }}&r=1")
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func FuzzJSONTemplateValue(f *testing.F) {
 	for _, s := range []string{"n", `", "observed_generation": 999, "x": "y`, `\`, "\x00\n", `{"a": 1}`, "1, 2", "[]", "null", " 7 "} {
 		f.Add(s, s)
 	}
-	tmpl, err := ParseJSONTemplate("body", `{"s": "pre-{{ .s }}", "v": {{ .v }}}`)
+	tmpl, err := ParseJSON("body", `{"s": "pre-{{ .s }}", "v": {{ .v }}}`)
 	if err != nil {
 		f.Fatal(err)
 	}

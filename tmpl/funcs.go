@@ -50,7 +50,7 @@ var tmplFuncs = template.FuncMap{
 	"dateFormat": tmplDate,
 }
 
-// TemplateFuncNames returns the names of the functions templates can call
+// FuncNames returns the names of the functions templates can call
 // besides text/template's builtins, sorted.
 //
 // Templates in config files (manifest strings, URLs, discovery names, payload
@@ -62,7 +62,7 @@ var tmplFuncs = template.FuncMap{
 // string functions take the string first, as Go's strings package does, so
 // {{ trimPrefix .name "x-" }} and {{ replace .id "-" "_" }}. Piping a value
 // into one of them ({{ .name | trimPrefix "x-" }}) would make it the last
-// argument, the prefix: ParseTemplate refuses that, and a call whose leading
+// argument, the prefix: Parse refuses that, and a call whose leading
 // arguments are literals and whose last is not ({{ contains "x" .s }}, the
 // sprig order), naming the function and the order to write.
 //
@@ -104,11 +104,11 @@ var tmplFuncs = template.FuncMap{
 //
 // Every function that builds a string or list (these and the builtins print,
 // printf, println, html, js and urlquery) computes the size of its result,
-// or a bound of it, before building it, and fails past MaxTemplateFuncBytes
+// or a bound of it, before building it, and fails past MaxFuncBytes
 // with an error naming itself and the limit: nested replace or toJson and
-// printf widths cannot allocate past a few MiB. See MaxTemplateSteps for the
+// printf widths cannot allocate past a few MiB. See MaxSteps for the
 // whole execution budget.
-func TemplateFuncNames() []string {
+func FuncNames() []string {
 	names := make([]string, 0, len(tmplFuncs))
 	for name := range tmplFuncs {
 		names = append(names, name)
@@ -153,7 +153,7 @@ func tmplUpper(s string) (string, error) {
 }
 
 // tmplReplace is strings.ReplaceAll(s, old, new), refused before it is
-// built when the result would exceed MaxTemplateFuncBytes.
+// built when the result would exceed MaxFuncBytes.
 func tmplReplace(s, old, new string) (string, error) {
 	n := strings.Count(s, old)
 	if n == 0 {
@@ -173,7 +173,7 @@ func tmplB64Enc(s string) (string, error) {
 }
 
 // tmplSplit is strings.Split(s, sep) as sprig's splitList, refused when the
-// list of n parts (16 bytes each) would exceed MaxTemplateFuncBytes.
+// list of n parts (16 bytes each) would exceed MaxFuncBytes.
 func tmplSplit(sep, s string) ([]string, error) {
 	n := strings.Count(s, sep) + 1
 	if err := checkFuncSize("split", n*16); err != nil {
@@ -216,10 +216,10 @@ func tmplDefault(d any, given ...any) any {
 }
 
 // tmplToJSON encodes v; the encoded size is bounded by walking v first
-// (jsonSizeBound), so a value that would encode past MaxTemplateFuncBytes
+// (jsonSizeBound), so a value that would encode past MaxFuncBytes
 // is refused before any encoding.
 func tmplToJSON(v any) (string, error) {
-	bound := jsonSizeBound(v, MaxTemplateFuncBytes)
+	bound := jsonSizeBound(v, MaxFuncBytes)
 	if err := checkFuncSize("toJson", bound); err != nil {
 		return "", err
 	}
@@ -297,7 +297,7 @@ func tmplInt64(v any) (int64, error) {
 }
 
 // tmplString is hyperfleet-adapter's string: fmt's %v of v, refused before
-// fmt prints a value whose text could pass MaxTemplateFuncBytes.
+// fmt prints a value whose text could pass MaxFuncBytes.
 func tmplString(v any) (string, error) {
 	if err := checkFuncSize("string", tmplArgBound(v)); err != nil {
 		return "", err

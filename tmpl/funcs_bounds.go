@@ -64,7 +64,7 @@ func tmplArgBound(v any) int {
 	if s, ok := v.(string); ok {
 		return len(s)
 	}
-	return 2*jsonSizeBound(v, MaxTemplateFuncBytes) + 8
+	return 2*jsonSizeBound(v, MaxFuncBytes) + 8
 }
 
 func tmplArgsBound(args []any) int {
@@ -76,7 +76,7 @@ func tmplArgsBound(args []any) int {
 }
 
 // tmplToStringBounded is toString, refused before fmt prints a value whose
-// text could pass MaxTemplateFuncBytes.
+// text could pass MaxFuncBytes.
 func tmplToStringBounded(v any) (string, error) {
 	if err := checkFuncSize("toString", tmplArgBound(v)); err != nil {
 		return "", err
@@ -124,7 +124,7 @@ func printfPadding(format string, args []any) int {
 				j++
 			}
 			if j > i {
-				total = min(total+atoiCapped(format[i:j]), MaxTemplateFuncBytes+1)
+				total = min(total+atoiCapped(format[i:j]), MaxFuncBytes+1)
 				i = j
 				continue
 			}
@@ -135,7 +135,7 @@ func printfPadding(format string, args []any) int {
 	if star {
 		for _, a := range args {
 			if n, err := tmplInt(a); err == nil && isInteger(a) {
-				total = min(total+max(n, -n), MaxTemplateFuncBytes+1)
+				total = min(total+max(n, -n), MaxFuncBytes+1)
 			}
 		}
 	}
@@ -151,13 +151,13 @@ func isInteger(v any) bool {
 	return false
 }
 
-// atoiCapped parses a run of digits, saturating above MaxTemplateFuncBytes.
+// atoiCapped parses a run of digits, saturating above MaxFuncBytes.
 func atoiCapped(s string) int {
 	n := 0
 	for _, c := range s {
 		n = n*10 + int(c-'0')
-		if n > MaxTemplateFuncBytes {
-			return MaxTemplateFuncBytes + 1
+		if n > MaxFuncBytes {
+			return MaxFuncBytes + 1
 		}
 	}
 	return n

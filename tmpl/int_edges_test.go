@@ -26,7 +26,7 @@ func TestIntEdges(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.src, func(t *testing.T) {
-			tm, err := ParseTemplate("t", c.src)
+			tm, err := Parse("t", c.src)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,7 +16,7 @@ import (
 // the function set documented in funcs.go and with missingkey=error, so a
 // reference to a param that is not in the data fails naming the param.
 //
-// Every execution is bounded (see MaxTemplateSteps): a template that cannot
+// Every execution is bounded (see MaxSteps): a template that cannot
 // finish within its budget fails with an error naming the template and the
 // limit, and a cancelled context stops it at its next step.
 //
@@ -48,12 +48,12 @@ var tmplBufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 const tmplMaxPooledBuf = 64 << 10
 
-// ParseTemplate compiles src with the documented function set. name is used
+// Parse compiles src with the documented function set. name is used
 // in errors (the YAML path, for example "resources[0].manifest.metadata.name");
 // a call to a function outside the set is an error naming that function. A
 // template whose defined templates call each other in a cycle, or whose
-// template calls expand past MaxTemplateSteps, is refused.
-func ParseTemplate(name, src string) (*Template, error) {
+// template calls expand past MaxSteps, is refused.
+func Parse(name, src string) (*Template, error) {
 	t := &Template{Name: name, src: src}
 	if !strings.Contains(src, "{{") {
 		t.Literal = true
@@ -80,7 +80,7 @@ func ParseTemplate(name, src string) (*Template, error) {
 // data is an error naming the key and the template's name. now is what the
 // template function now returns; templates that do not call now ignore it.
 // A literal template returns its source without running the engine. The
-// execution is bounded by the template budget and MaxTemplateDuration.
+// execution is bounded by the template budget and MaxDuration.
 func (t *Template) Execute(data map[string]any, now time.Time) (string, error) {
 	return t.ExecuteContext(context.Background(), data, now)
 }
@@ -105,16 +105,16 @@ func (t *Template) ExecuteContext(ctx context.Context, data map[string]any, now 
 	return buf.String(), nil
 }
 
-// MaxTemplateOutputBytes bounds what one template execution may write: a
+// MaxOutputBytes bounds what one template execution may write: a
 // template that would write more ({{ range 100000000 }}...{{ end }}) fails
 // with an error naming the limit instead of exhausting memory. Anything that
 // large could never be sent anyway (bundles.MaxBundleBytes is 500 KiB).
-const MaxTemplateOutputBytes = 4 << 20
+const MaxOutputBytes = 4 << 20
 
-// errTemplateTooLarge stops a template execution at MaxTemplateOutputBytes.
-var ErrTemplateTooLarge = fmt.Errorf("output exceeds the template output limit of %d bytes", MaxTemplateOutputBytes)
+// errTemplateTooLarge stops a template execution at MaxOutputBytes.
+var ErrTooLarge = fmt.Errorf("output exceeds the template output limit of %d bytes", MaxOutputBytes)
 
-// tmplLimitWriter writes to buf until MaxTemplateOutputBytes, and stops
+// tmplLimitWriter writes to buf until MaxOutputBytes, and stops
 // when the execution's context is done or its deadline passed (checked
 // every tmplLiveEvery writes).
 type tmplLimitWriter struct {
@@ -124,8 +124,8 @@ type tmplLimitWriter struct {
 }
 
 func (w *tmplLimitWriter) Write(p []byte) (int, error) {
-	if w.buf.Len()+len(p) > MaxTemplateOutputBytes {
-		return 0, ErrTemplateTooLarge
+	if w.buf.Len()+len(p) > MaxOutputBytes {
+		return 0, ErrTooLarge
 	}
 	w.writes++
 	if w.writes%tmplLiveEvery == 0 {
@@ -149,7 +149,7 @@ func (t *Template) execute(ctx context.Context, buf *bytes.Buffer, data map[stri
 	c.state.reset()
 	t.clones.Put(c)
 	switch {
-	case errors.Is(err, ErrTemplateTooLarge):
+	case errors.Is(err, ErrTooLarge):
 		return fmt.Errorf("template: %s: %w", t.Name, err)
 	case stopped != nil:
 		return fmt.Errorf("template: %s: %w", t.Name, stopped)

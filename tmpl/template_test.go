@@ -25,7 +25,7 @@ func TestParseTemplateLiteral(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {
-			tmpl, err := ParseTemplate("p", tt.src)
+			tmpl, err := Parse("p", tt.src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +99,7 @@ func TestTemplateFunctions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tmpl, err := ParseTemplate(tt.name, tt.src)
+			tmpl, err := Parse(tt.name, tt.src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +127,7 @@ func TestTemplateFunctionErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {
-			tmpl, err := ParseTemplate("f", tt.src)
+			tmpl, err := Parse("f", tt.src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,7 +140,7 @@ func TestTemplateFunctionErrors(t *testing.T) {
 }
 
 func TestExecuteMissingParamNamesIt(t *testing.T) {
-	tmpl, err := ParseTemplate("resources[0].manifest.metadata.name", "{{ .clusterId }}-x")
+	tmpl, err := Parse("resources[0].manifest.metadata.name", "{{ .clusterId }}-x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestExecuteMissingParamNamesIt(t *testing.T) {
 func TestNoEnvOrFileAccess(t *testing.T) {
 	for _, fn := range []string{"env", "expandenv", "readFile", "getHostByName", "osEnv", "exec", "include", "tpl", "lookup", "required"} {
 		t.Run(fn, func(t *testing.T) {
-			_, err := ParseTemplate("p", fmt.Sprintf(`{{ %s "HOME" }}`, fn))
+			_, err := Parse("p", fmt.Sprintf(`{{ %s "HOME" }}`, fn))
 			if err == nil {
 				t.Fatalf("%s is callable", fn)
 			}
@@ -182,8 +182,8 @@ func TestTemplateFuncNames(t *testing.T) {
 		"hasPrefix", "hasSuffix", "int", "int64", "join", "lower", "now", "quote", "replace",
 		"split", "string", "title", "toJson", "toString", "trim", "trimPrefix", "trimSuffix", "upper",
 	}
-	if got := TemplateFuncNames(); !slices.Equal(got, want) {
-		t.Fatalf("TemplateFuncNames() = %v\nwant %v", got, want)
+	if got := FuncNames(); !slices.Equal(got, want) {
+		t.Fatalf("FuncNames() = %v\nwant %v", got, want)
 	}
 }
 
@@ -207,7 +207,7 @@ func TestNowIsInjectedWherever(t *testing.T) {
 	data := map[string]any{"x": "v", "now": "field", "no": false, "l": []any{1}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tmpl, err := ParseTemplate(tt.name, tt.src)
+			tmpl, err := Parse(tt.name, tt.src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -234,11 +234,11 @@ func TestNowGuardFails(t *testing.T) {
 
 // Execute is safe for concurrent use and every caller sees its own clock.
 func TestExecuteConcurrentNow(t *testing.T) {
-	tmpl, err := ParseTemplate("c", `{{ .id }}@{{ now.Unix }}`)
+	tmpl, err := Parse("c", `{{ .id }}@{{ now.Unix }}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := ParseTemplate("p", `{{ .id | upper }}`)
+	plain, err := Parse("p", `{{ .id | upper }}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,15 +271,15 @@ func TestExecuteConcurrentNow(t *testing.T) {
 }
 
 func TestParseTemplateErrorNamesPath(t *testing.T) {
-	_, err := ParseTemplate("resources[2].manifest.metadata.name", "{{ .x ")
+	_, err := Parse("resources[2].manifest.metadata.name", "{{ .x ")
 	if err == nil || !strings.Contains(err.Error(), "resources[2].manifest.metadata.name") {
 		t.Fatalf("error = %v, want it to name the path", err)
 	}
 }
 
 func BenchmarkExecute(b *testing.B) {
-	tmpl, _ := ParseTemplate("b", `validate-{{ .clusterId | lower }}`)
-	nowTmpl, _ := ParseTemplate("n", `{{ now | date "2006-01-02T15:04:05Z07:00" }}`)
+	tmpl, _ := Parse("b", `validate-{{ .clusterId | lower }}`)
+	nowTmpl, _ := Parse("n", `{{ now | date "2006-01-02T15:04:05Z07:00" }}`)
 	data := map[string]any{"clusterId": "ABC"}
 	b.Run("plain", func(b *testing.B) {
 		b.ReportAllocs()
@@ -318,7 +318,7 @@ func TestTemplateStringFuncsAnchorOrder(t *testing.T) {
 		{`{{ contains "abc" "b" }}`, "true"},
 	}
 	for _, tt := range ok {
-		tmpl, err := ParseTemplate("t", tt.src)
+		tmpl, err := Parse("t", tt.src)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.src, err)
 		}
@@ -338,7 +338,7 @@ func TestTemplateStringFuncsAnchorOrder(t *testing.T) {
 		{`{{ printf "%s" (hasSuffix "x" .name) }}`, "hasSuffix"},
 	}
 	for _, tt := range bad {
-		_, err := ParseTemplate("t", tt.src)
+		_, err := Parse("t", tt.src)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want one containing %q", tt.src, err, tt.want)
 		}

@@ -51,8 +51,3 @@ func (a *binaryAdapter) stop() error {
 	}
 	return nil
 }
-
-// creates counts successful Maestro creates.
-func creates(m stacktest.Metrics) float64 {
-	return m.Sum(stacktest.MaestroRequests, `verb="create"`, `code="ok"`)
-}

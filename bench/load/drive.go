@@ -12,10 +12,11 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 )
 
-// driver publishes Sentinel reconcile events and waits for their statuses.
+// driver publishes Sentinel reconcile events (stacktest.Publisher, one per
+// publishing connection) and waits for their statuses.
 type driver struct {
 	api     *recordingAPI
-	pubs    []*sentinelPublisher
+	pubs    []*stacktest.Publisher
 	topic   string
 	runID   string
 	timeout time.Duration
@@ -25,7 +26,7 @@ type driver struct {
 func newDriver(url, topic, runID string, n int, api *recordingAPI, timeout time.Duration) (*driver, error) {
 	d := &driver{api: api, topic: topic, runID: runID, timeout: timeout}
 	for range n {
-		p, err := newSentinelPublisher(url)
+		p, err := stacktest.DialPublisher(url)
 		if err != nil {
 			d.close()
 			return nil, err
@@ -37,7 +38,7 @@ func newDriver(url, topic, runID string, n int, api *recordingAPI, timeout time.
 
 func (d *driver) close() {
 	for _, p := range d.pubs {
-		_ = p.close()
+		_ = p.Close()
 	}
 }
 
@@ -62,7 +63,7 @@ func (d *driver) send(ctx context.Context, i int) outcome {
 	body := stacktest.Event{ID: fmt.Sprintf("%s-%d", d.runID, seq), Source: "bundle-adapter-bench",
 		Time: now, ClusterID: id, Generation: 1}.JSON()
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	err = d.pubs[seq%uint64(len(d.pubs))].publish(pctx, d.topic, "cluster.reconcile", body)
+	err = d.pubs[seq%uint64(len(d.pubs))].Publish(pctx, d.topic, "cluster.reconcile", "", body)
 	cancel()
 	if err != nil {
 		d.api.forget(id, f)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bundle-adapter/bundle-adapter/bench/internal/runresults"
 	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 )
 
@@ -161,7 +162,7 @@ func (h *harness) oneConsumerPhase(ctx context.Context, res *results) error {
 	}
 	h.waitApplied(ctx, x, before, start)
 	res.OneConsumer = x
-	h.log.Info("one-consumer phase done", "creates_per_s", num(x.CreatesPerS), "applied_per_s", num(x.AppliedPerS),
+	h.log.Info("one-consumer phase done", "creates_per_s", runresults.Num(x.CreatesPerS), "applied_per_s", runresults.Num(x.AppliedPerS),
 		"all_applied", x.AllApplied, "write_budget", x.WriteBudget.String())
 	h.settle(ctx, p.Creates)
 	return nil
@@ -219,7 +220,7 @@ func (h *harness) appliedOnOne(ctx context.Context) (int64, error) {
 // bundle_adapter_maestro_write_budget_max_rate: the highest per-consumer
 // rate, the one consumer's in its phase); "n/a" when the adapter exposes
 // neither.
-func budgetOf(m stacktest.Metrics, prefix, consumer string) (string, maybe) {
+func budgetOf(m stacktest.Metrics, prefix, consumer string) (string, runresults.Maybe) {
 	var names []string
 	for name := range m {
 		if strings.HasPrefix(name, prefix) {
@@ -234,18 +235,18 @@ func budgetOf(m stacktest.Metrics, prefix, consumer string) (string, maybe) {
 	for _, name := range names {
 		for _, s := range m[name] {
 			if strings.Contains(s.Labels, label) {
-				return name, maybe{s.Value, true}
+				return name, runresults.Measured(s.Value)
 			}
 		}
 	}
 	for _, name := range names {
 		for _, s := range m[name] {
 			if s.Labels == "" && strings.Contains(name, "rate") {
-				return name, maybe{s.Value, true}
+				return name, runresults.Measured(s.Value)
 			}
 		}
 	}
-	return prefix, maybe{}
+	return prefix, runresults.Maybe{}
 }
 
 // fleetPhases runs the steady, restart and replicas phases --phases names,
@@ -296,7 +297,7 @@ func (h *harness) steadyPhase(ctx context.Context, res *results, rate float64) e
 		s.ViewMaxAges = s.Seconds / s.ViewMaxAgeS
 	}
 	if p.Events > 0 {
-		s.RequestsPerEvent = maybe{p.MaestroRequests / float64(p.Events), p.MaestroRequestsSeen}
+		s.RequestsPerEvent = runresults.Maybe{V: p.MaestroRequests / float64(p.Events), OK: p.MaestroRequestsSeen}
 	}
 	res.Steady = s
 	return nil
@@ -341,8 +342,8 @@ func (h *harness) restartPhase(ctx context.Context, res *results, rate float64) 
 	}
 	x.Bundles, x.RequestsLimit = bundles, restartLimit(bundles, o.viewPageSize)
 	res.Restart = x
-	h.log.Info("restart phase done", "down_s", num(x.DownS), "requests_first_minute", num(x.RequestsFirstMinute),
-		"limit", num(x.RequestsLimit), "recovery_s", x.RecoveryS.String(), "p99_ms", num(x.P99MS))
+	h.log.Info("restart phase done", "down_s", runresults.Num(x.DownS), "requests_first_minute", runresults.Num(x.RequestsFirstMinute),
+		"limit", runresults.Num(x.RequestsLimit), "recovery_s", x.RecoveryS.String(), "p99_ms", runresults.Num(x.P99MS))
 	return nil
 }
 
@@ -378,7 +379,7 @@ func (h *harness) killAndRestart(ctx context.Context, start time.Time, x *restar
 	}
 	h.ad = ad
 	x.DownS = time.Since(killAt).Seconds()
-	h.log.Info("restart: adapter ready again", "down_s", num(x.DownS), "pid", ad.pid())
+	h.log.Info("restart: adapter ready again", "down_s", runresults.Num(x.DownS), "pid", ad.pid())
 	var cumulative []float64 // requests by the end of each second after the kill
 	end := start.Add(o.restartFor)
 	for k := 1; ctx.Err() == nil && killAt.Add(time.Duration(k)*time.Second).Before(end); k++ {
@@ -419,17 +420,17 @@ const (
 // recovery is the seconds from the kill (bySecond[i] is second i+1) until
 // the first recoveryWindow seconds, from `from` on, whose rate is within
 // steady + recoverySlack; "n/a" when no such window came.
-func recovery(bySecond []float64, steady float64, from int) maybe {
+func recovery(bySecond []float64, steady float64, from int) runresults.Maybe {
 	for i := max(0, from); i+recoveryWindow <= len(bySecond); i++ {
 		sum := 0.0
 		for _, v := range bySecond[i : i+recoveryWindow] {
 			sum += v
 		}
 		if sum/recoveryWindow <= steady+recoverySlack {
-			return maybe{float64(i), true}
+			return runresults.Measured(float64(i))
 		}
 	}
-	return maybe{}
+	return runresults.Maybe{}
 }
 
 // replicasPhase measures unchanged events/s, saturating, with the adapter
@@ -481,8 +482,8 @@ func (h *harness) replicasPhase(ctx context.Context, res *results) error {
 		x.Replicas = append(x.Replicas, rp)
 	}
 	res.Replicas = x
-	h.log.Info("replicas phase done", "one_events_per_s", num(x.OneEventsPerS), "two_events_per_s", num(x.TwoEventsPerS),
-		"ratio", num(x.Ratio), "busy_cores", num(x.BusyCoresTwo))
+	h.log.Info("replicas phase done", "one_events_per_s", runresults.Num(x.OneEventsPerS), "two_events_per_s", runresults.Num(x.TwoEventsPerS),
+		"ratio", runresults.Num(x.Ratio), "busy_cores", runresults.Num(x.BusyCoresTwo))
 	return nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/bundle-adapter/bundle-adapter/bench/internal/runresults"
 )
 
 // Floors of issue 34 ("Fleet scale"), checked only on runs that ran the
@@ -30,15 +32,15 @@ type oneConsumerResult struct {
 	// of the phase until it had them all (or AppliedWaitS passed);
 	// AppliedPerS is Applied over the seconds from the start of the phase to
 	// the last of them: how fast the agent took them.
-	Applied      float64 `json:"applied"`
-	AppliedS     float64 `json:"applied_s"`
-	AppliedPerS  float64 `json:"applied_per_s"`
-	AllApplied   bool    `json:"all_applied"`
-	WriteBudget  maybe   `json:"write_budget"` // the adapter's budget metric for the consumer at the end; "n/a" when it has none
-	BudgetMetric string  `json:"write_budget_metric"`
-	P50MS        float64 `json:"latency_p50_ms"`
-	P99MS        float64 `json:"latency_p99_ms"`
-	Lost         int     `json:"lost_events"`
+	Applied      float64          `json:"applied"`
+	AppliedS     float64          `json:"applied_s"`
+	AppliedPerS  float64          `json:"applied_per_s"`
+	AllApplied   bool             `json:"all_applied"`
+	WriteBudget  runresults.Maybe `json:"write_budget"` // the adapter's budget metric for the consumer at the end; "n/a" when it has none
+	BudgetMetric string           `json:"write_budget_metric"`
+	P50MS        float64          `json:"latency_p50_ms"`
+	P99MS        float64          `json:"latency_p99_ms"`
+	Lost         int              `json:"lost_events"`
 }
 
 // agentLabel names the consumer's agent: "simulated agent at 400/s", "real agent".
@@ -56,16 +58,16 @@ func (o *oneConsumerResult) keptUp() bool { return o.AllApplied && o.AppliedPerS
 // steadyResult is the long paced phase of unchanged events, over several
 // view max ages: what the view's refresh costs in steady state.
 type steadyResult struct {
-	ViewMaxAgeS      float64 `json:"view_max_age_s"`
-	Seconds          float64 `json:"seconds"`
-	ViewMaxAges      float64 `json:"view_max_ages"`
-	RatePerS         float64 `json:"offered_per_s"`
-	Events           int     `json:"events"`
-	Requests         float64 `json:"maestro_requests"`
-	RequestsPerEvent maybe   `json:"maestro_requests_per_unchanged_event"`
-	P50MS            float64 `json:"latency_p50_ms"`
-	P99MS            float64 `json:"latency_p99_ms"`
-	Lost             int     `json:"lost_events"`
+	ViewMaxAgeS      float64          `json:"view_max_age_s"`
+	Seconds          float64          `json:"seconds"`
+	ViewMaxAges      float64          `json:"view_max_ages"`
+	RatePerS         float64          `json:"offered_per_s"`
+	Events           int              `json:"events"`
+	Requests         float64          `json:"maestro_requests"`
+	RequestsPerEvent runresults.Maybe `json:"maestro_requests_per_unchanged_event"`
+	P50MS            float64          `json:"latency_p50_ms"`
+	P99MS            float64          `json:"latency_p99_ms"`
+	Lost             int              `json:"lost_events"`
 }
 
 // restartResult is a paced phase across a SIGKILL and restart of the
@@ -83,14 +85,14 @@ type restartResult struct {
 	RequestsLimit       float64 `json:"maestro_requests_limit"` // bundles / page size + 100
 	// SteadyRequestsPerS is the rate before the kill; RecoveryS the seconds
 	// from the kill until a 5-second window's rate was back within it (+0.2/s).
-	SteadyRequestsPerS float64   `json:"steady_maestro_requests_per_s"`
-	RecoveryS          maybe     `json:"recovery_s"`
-	RequestsBySecond   []float64 `json:"maestro_requests_by_second"` // after the kill
-	Events             int       `json:"events"`
-	P50MS              float64   `json:"latency_p50_ms"`
-	P99MS              float64   `json:"latency_p99_ms"`
-	MaxMS              float64   `json:"latency_max_ms"`
-	Lost               int       `json:"lost_events"`
+	SteadyRequestsPerS float64          `json:"steady_maestro_requests_per_s"`
+	RecoveryS          runresults.Maybe `json:"recovery_s"`
+	RequestsBySecond   []float64        `json:"maestro_requests_by_second"` // after the kill
+	Events             int              `json:"events"`
+	P50MS              float64          `json:"latency_p50_ms"`
+	P99MS              float64          `json:"latency_p99_ms"`
+	MaxMS              float64          `json:"latency_max_ms"`
+	Lost               int              `json:"lost_events"`
 }
 
 // replicasResult is unchanged events/s, saturating, with one adapter and
@@ -119,10 +121,10 @@ type replica struct {
 }
 
 // fleetFloors are the floors of the issue-34 phases the run ran.
-func (r *results) fleetFloors() []floor {
-	var fs []floor
+func (r *results) fleetFloors() []runresults.Floor {
+	var fs []runresults.Floor
 	if o := r.OneConsumer; o != nil {
-		note := fmt.Sprintf("%s, applied %s/s", o.agentLabel(), num(o.AppliedPerS))
+		note := fmt.Sprintf("%s, applied %s/s", o.agentLabel(), runresults.Num(o.AppliedPerS))
 		f := atLeast("creates to one consumer", o.CreatesPerS, floorOneConsumerCreatesPerS, "creates/s", note)
 		switch {
 		case r.Mode != floorCreatesMode:
@@ -135,10 +137,10 @@ func (r *results) fleetFloors() []floor {
 		fs = append(fs, f)
 	}
 	if s := r.Steady; s != nil {
-		f := atMost("Maestro requests per unchanged event (steady)", s.RequestsPerEvent.v, floorSteadyRequestsPerEvent, "",
-			fmt.Sprintf("%s view max ages of %s s, %d events", num(s.ViewMaxAges), num(s.ViewMaxAgeS), s.Events))
+		f := atMost("Maestro requests per unchanged event (steady)", s.RequestsPerEvent.V, floorSteadyRequestsPerEvent, "",
+			fmt.Sprintf("%s view max ages of %s s, %d events", runresults.Num(s.ViewMaxAges), runresults.Num(s.ViewMaxAgeS), s.Events))
 		switch {
-		case !s.RequestsPerEvent.ok:
+		case !s.RequestsPerEvent.OK:
 			f.Verdict, f.Note = "N/A", "the adapter exposes no "+r.MaestroRequestsMetric
 		case s.ViewMaxAgeS == 0:
 			f.Verdict, f.Note = "N/A", "the view is off (--view-max-age 0)"
@@ -148,9 +150,9 @@ func (r *results) fleetFloors() []floor {
 	if x := r.Restart; x != nil {
 		fs = append(fs,
 			atMost("Maestro requests in the minute after a restart", x.RequestsFirstMinute, x.RequestsLimit, "",
-				fmt.Sprintf("%d bundles / page size %d + %.0f; over %s s", x.Bundles, x.PageSize, floorRestartExtraRequests, num(x.FirstMinuteS))),
+				fmt.Sprintf("%d bundles / page size %d + %.0f; over %s s", x.Bundles, x.PageSize, floorRestartExtraRequests, runresults.Num(x.FirstMinuteS))),
 			atMost("paced latency p99 across a restart", x.P99MS, floorRestartP99MS, "ms",
-				fmt.Sprintf("paced at %s events/s, adapter down %s s", num(x.RatePerS), num(x.DownS))))
+				fmt.Sprintf("paced at %s events/s, adapter down %s s", runresults.Num(x.RatePerS), runresults.Num(x.DownS))))
 	}
 	if x := r.Replicas; x != nil {
 		fs = append(fs, atLeast("two replicas' unchanged events (x one)", x.Ratio, floorReplicasRatio, "x", x.limits()))
@@ -168,7 +170,7 @@ func applyRate(r float64) string {
 	if r <= 0 {
 		return "no rate limit"
 	}
-	return num(r) + "/s"
+	return runresults.Num(r) + "/s"
 }
 
 // limits says where the two-replica phase's CPU went: on a small machine
@@ -176,11 +178,11 @@ func applyRate(r float64) string {
 func (x *replicasResult) limits() string {
 	var per []string
 	for i, rp := range x.Replicas {
-		per = append(per, fmt.Sprintf("adapter %d %s", i+1, num(rp.CPUCores)))
+		per = append(per, fmt.Sprintf("adapter %d %s", i+1, runresults.Num(rp.CPUCores)))
 	}
 	note := fmt.Sprintf("%s / %s events/s; busy cores %s of %d (one replica: %s); cores: %s, Maestro %s, PostgreSQL %s, RabbitMQ %s, harness %s",
-		num(x.TwoEventsPerS), num(x.OneEventsPerS), num(x.BusyCoresTwo), x.Cores, num(x.BusyCoresOne), strings.Join(per, ", "),
-		num(x.MaestroCores), num(x.PostgresCores), num(x.RabbitMQCores), num(x.HarnessCores))
+		runresults.Num(x.TwoEventsPerS), runresults.Num(x.OneEventsPerS), runresults.Num(x.BusyCoresTwo), x.Cores, runresults.Num(x.BusyCoresOne), strings.Join(per, ", "),
+		runresults.Num(x.MaestroCores), runresults.Num(x.PostgresCores), runresults.Num(x.RabbitMQCores), runresults.Num(x.HarnessCores))
 	if x.Cores > 0 && x.BusyCoresTwo >= 0.9*float64(x.Cores) {
 		note = "the machine was saturated: " + note
 	}
@@ -193,32 +195,32 @@ func (r *results) fleetMarkdown() string {
 	if o := r.OneConsumer; o != nil {
 		rows = append(rows,
 			[2]string{fmt.Sprintf("creates to one consumer (%d clusters on %s, %s)", o.Clusters, o.Consumer, o.agentLabel()),
-				fmt.Sprintf("%s creates/s (%s in %s s)", num(o.CreatesPerS), num(o.Creates), num(o.Seconds))},
-			[2]string{"... the agent applied: bundles / s from the phase start / per s / all", fmt.Sprintf("%s / %s / %s / %t", num(o.Applied), num(o.AppliedS), num(o.AppliedPerS), o.AllApplied)},
+				fmt.Sprintf("%s creates/s (%s in %s s)", runresults.Num(o.CreatesPerS), runresults.Num(o.Creates), runresults.Num(o.Seconds))},
+			[2]string{"... the agent applied: bundles / s from the phase start / per s / all", fmt.Sprintf("%s / %s / %s / %t", runresults.Num(o.Applied), runresults.Num(o.AppliedS), runresults.Num(o.AppliedPerS), o.AllApplied)},
 			[2]string{"... write budget at the end (" + o.BudgetMetric + ")", o.WriteBudget.String()},
-			[2]string{"... create latency p50 / p99 ms, lost", fmt.Sprintf("%s / %s, %d", num(o.P50MS), num(o.P99MS), o.Lost)})
+			[2]string{"... create latency p50 / p99 ms, lost", fmt.Sprintf("%s / %s, %d", runresults.Num(o.P50MS), runresults.Num(o.P99MS), o.Lost)})
 	}
 	if s := r.Steady; s != nil {
 		rows = append(rows,
-			[2]string{fmt.Sprintf("steady: Maestro requests per unchanged event (%s s = %s view max ages of %s s, paced at %s/s)", num(s.Seconds), num(s.ViewMaxAges), num(s.ViewMaxAgeS), num(s.RatePerS)),
-				fmt.Sprintf("%s (%s requests, %d events)", s.RequestsPerEvent.String(), num(s.Requests), s.Events)},
-			[2]string{"... p50 / p99 ms, lost", fmt.Sprintf("%s / %s, %d", num(s.P50MS), num(s.P99MS), s.Lost)})
+			[2]string{fmt.Sprintf("steady: Maestro requests per unchanged event (%s s = %s view max ages of %s s, paced at %s/s)", runresults.Num(s.Seconds), runresults.Num(s.ViewMaxAges), runresults.Num(s.ViewMaxAgeS), runresults.Num(s.RatePerS)),
+				fmt.Sprintf("%s (%s requests, %d events)", s.RequestsPerEvent.String(), runresults.Num(s.Requests), s.Events)},
+			[2]string{"... p50 / p99 ms, lost", fmt.Sprintf("%s / %s, %d", runresults.Num(s.P50MS), runresults.Num(s.P99MS), s.Lost)})
 	}
 	if x := r.Restart; x != nil {
 		rows = append(rows,
 			[2]string{fmt.Sprintf("restart: Maestro requests in the minute after the kill (limit: %d bundles / %d + 100)", x.Bundles, x.PageSize),
-				fmt.Sprintf("%s (limit %s; over %s s)", num(x.RequestsFirstMinute), num(x.RequestsLimit), num(x.FirstMinuteS))},
-			[2]string{"... killed at / down for / requests back at the steady level after (s)", fmt.Sprintf("%s / %s / %s", num(x.KilledAtS), num(x.DownS), x.RecoveryS.String())},
-			[2]string{"... steady requests/s before the kill", num(x.SteadyRequestsPerS)},
-			[2]string{fmt.Sprintf("... paced at %s/s across the restart: p50 / p99 / max ms, lost", num(x.RatePerS)), fmt.Sprintf("%s / %s / %s, %d", num(x.P50MS), num(x.P99MS), num(x.MaxMS), x.Lost)})
+				fmt.Sprintf("%s (limit %s; over %s s)", runresults.Num(x.RequestsFirstMinute), runresults.Num(x.RequestsLimit), runresults.Num(x.FirstMinuteS))},
+			[2]string{"... killed at / down for / requests back at the steady level after (s)", fmt.Sprintf("%s / %s / %s", runresults.Num(x.KilledAtS), runresults.Num(x.DownS), x.RecoveryS.String())},
+			[2]string{"... steady requests/s before the kill", runresults.Num(x.SteadyRequestsPerS)},
+			[2]string{fmt.Sprintf("... paced at %s/s across the restart: p50 / p99 / max ms, lost", runresults.Num(x.RatePerS)), fmt.Sprintf("%s / %s / %s, %d", runresults.Num(x.P50MS), runresults.Num(x.P99MS), runresults.Num(x.MaxMS), x.Lost)})
 	}
 	if x := r.Replicas; x != nil {
-		rows = append(rows, [2]string{"replicas: unchanged events/s one / two (ratio)", fmt.Sprintf("%s / %s (%sx)", num(x.OneEventsPerS), num(x.TwoEventsPerS), num(x.Ratio))})
+		rows = append(rows, [2]string{"replicas: unchanged events/s one / two (ratio)", fmt.Sprintf("%s / %s (%sx)", runresults.Num(x.OneEventsPerS), runresults.Num(x.TwoEventsPerS), runresults.Num(x.Ratio))})
 		for i, rp := range x.Replicas {
 			rows = append(rows, [2]string{fmt.Sprintf("... replica %d: Maestro requests / CPU cores / RSS MB (end, peak)", i+1),
-				fmt.Sprintf("%s / %s / %s, %s", num(rp.Requests), num(rp.CPUCores), num(rp.RSSMB), num(rp.RSSPeakMB))})
+				fmt.Sprintf("%s / %s / %s, %s", runresults.Num(rp.Requests), runresults.Num(rp.CPUCores), runresults.Num(rp.RSSMB), runresults.Num(rp.RSSPeakMB))})
 		}
-		rows = append(rows, [2]string{"... busy cores one / two replicas (of the machine's)", fmt.Sprintf("%s / %s (of %d)", num(x.BusyCoresOne), num(x.BusyCoresTwo), x.Cores)})
+		rows = append(rows, [2]string{"... busy cores one / two replicas (of the machine's)", fmt.Sprintf("%s / %s (of %d)", runresults.Num(x.BusyCoresOne), runresults.Num(x.BusyCoresTwo), x.Cores)})
 	}
 	if len(rows) == 0 {
 		return ""

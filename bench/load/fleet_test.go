@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bundle-adapter/bundle-adapter/bench/internal/runresults"
 	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 )
 
@@ -19,7 +20,7 @@ func passingFleet() *results {
 	r.OneConsumer = &oneConsumerResult{Clusters: 1000, Agent: "simulated", ApplyRatePerS: 400, CreatesPerS: 120,
 		AppliedPerS: 125, AllApplied: true}
 	r.Steady = &steadyResult{ViewMaxAgeS: 60, Seconds: 150, ViewMaxAges: 2.5, Events: 15000, Requests: 10,
-		RequestsPerEvent: maybe{10.0 / 15000, true}}
+		RequestsPerEvent: runresults.Measured(10.0 / 15000)}
 	r.Restart = &restartResult{RequestsFirstMinute: 90, Bundles: 2000, PageSize: 500, RequestsLimit: restartLimit(2000, 500), P99MS: 200}
 	r.Replicas = &replicasResult{OneEventsPerS: 1000, TwoEventsPerS: 1700, Ratio: 1.7, Cores: 2,
 		Replicas: []replica{{CPUCores: 0.5}, {CPUCores: 0.5}}}
@@ -49,9 +50,9 @@ func TestFleetFloors(t *testing.T) {
 		}, na: []string{"creates to one consumer"}},
 		{name: "stock creates to one consumer", edit: func(r *results) { r.Mode = "stock"; r.OneConsumer.CreatesPerS = 20 },
 			na: []string{"creates to one consumer", "bundle creates (pooled)"}},
-		{name: "refresh reads in steady state", edit: func(r *results) { r.Steady.RequestsPerEvent.v = 0.033 },
+		{name: "refresh reads in steady state", edit: func(r *results) { r.Steady.RequestsPerEvent.V = 0.033 },
 			misses: []string{"Maestro requests per unchanged event (steady)"}},
-		{name: "steady requests not measurable", edit: func(r *results) { r.Steady.RequestsPerEvent.ok = false },
+		{name: "steady requests not measurable", edit: func(r *results) { r.Steady.RequestsPerEvent.OK = false },
 			na: []string{"Maestro requests per unchanged event (steady)"}},
 		{name: "a restart that reads every bundle", edit: func(r *results) { r.Restart.RequestsFirstMinute = 1000 },
 			misses: []string{"Maestro requests in the minute after a restart"}},
@@ -163,13 +164,13 @@ func TestRecovery(t *testing.T) {
 		bySecond []float64
 		steady   float64
 		from     int
-		want     maybe
+		want     runresults.Maybe
 	}{
-		{name: "reads until every cluster was seen", bySecond: []float64{0, 0, 100, 100, 50, 0, 0, 0, 0, 0, 0}, from: 2, want: maybe{5, true}},
-		{name: "quiet while down does not count", bySecond: []float64{0, 0, 0, 0, 0, 0, 9, 9, 9, 9, 9}, from: 6, want: maybe{}},
-		{name: "steady level above zero", bySecond: []float64{30, 30, 3, 3, 3, 3, 3}, steady: 3, want: maybe{2, true}},
-		{name: "never back", bySecond: []float64{5, 5, 5, 5, 5, 5}, want: maybe{}},
-		{name: "too short", bySecond: []float64{0, 0}, want: maybe{}},
+		{name: "reads until every cluster was seen", bySecond: []float64{0, 0, 100, 100, 50, 0, 0, 0, 0, 0, 0}, from: 2, want: runresults.Measured(5)},
+		{name: "quiet while down does not count", bySecond: []float64{0, 0, 0, 0, 0, 0, 9, 9, 9, 9, 9}, from: 6, want: runresults.Maybe{}},
+		{name: "steady level above zero", bySecond: []float64{30, 30, 3, 3, 3, 3, 3}, steady: 3, want: runresults.Measured(2)},
+		{name: "never back", bySecond: []float64{5, 5, 5, 5, 5, 5}, want: runresults.Maybe{}},
+		{name: "too short", bySecond: []float64{0, 0}, want: runresults.Maybe{}},
 	}
 	for _, tt := range tests {
 		if got := recovery(tt.bySecond, tt.steady, tt.from); got != tt.want {
@@ -202,7 +203,7 @@ func TestBudgetOf(t *testing.T) {
 		"bundle_adapter_maestro_requests_total":           {{Labels: `{verb="create"}`, Value: 9}},
 		"bundle_adapter_maestro_write_budget_waits_total": {{Labels: `{consumer="bench-one"}`, Value: 7}},
 	}
-	if name, v := budgetOf(m, "bundle_adapter_maestro_write_budget", "bench-one"); name != "bundle_adapter_maestro_write_budget_rate" || v != (maybe{180, true}) {
+	if name, v := budgetOf(m, "bundle_adapter_maestro_write_budget", "bench-one"); name != "bundle_adapter_maestro_write_budget_rate" || v != (runresults.Measured(180)) {
 		t.Errorf("budgetOf = %s %+v, want the rate metric's 180", name, v)
 	}
 	// The adaptive budget's metrics are aggregates, without a consumer
@@ -213,10 +214,10 @@ func TestBudgetOf(t *testing.T) {
 		"bundle_adapter_maestro_write_budget_max_rate":       {{Value: 310}},
 		"bundle_adapter_maestro_write_budget_backoffs_total": {{Value: 2}},
 	}
-	if name, v := budgetOf(aggregate, "bundle_adapter_maestro_write_budget", "bench-one"); name != "bundle_adapter_maestro_write_budget_max_rate" || v != (maybe{310, true}) {
+	if name, v := budgetOf(aggregate, "bundle_adapter_maestro_write_budget", "bench-one"); name != "bundle_adapter_maestro_write_budget_max_rate" || v != (runresults.Measured(310)) {
 		t.Errorf("budgetOf(aggregates) = %s %+v, want the max rate's 310", name, v)
 	}
-	if _, v := budgetOf(stacktest.Metrics{}, "bundle_adapter_maestro_write_budget", "bench-one"); v.ok {
+	if _, v := budgetOf(stacktest.Metrics{}, "bundle_adapter_maestro_write_budget", "bench-one"); v.OK {
 		t.Errorf("budgetOf without the metric = %+v, want n/a", v)
 	}
 }

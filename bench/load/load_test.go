@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/bundle-adapter/bundle-adapter/config"
-	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 )
 
 // The harness's configs load: the onprem example's task config with the
@@ -40,16 +39,6 @@ func TestParseStatus(t *testing.T) {
 	}
 	if st := parseStatus([]byte(`{}`)); st.bad == "" {
 		t.Errorf("a status without bundles must be flagged")
-	}
-}
-
-// creates counts only the creates Maestro accepted.
-func TestCreates(t *testing.T) {
-	m := stacktest.Metrics{stacktest.MaestroRequests: {
-		{Labels: `{code="ok",verb="create"}`, Value: 3}, {Labels: `{code="error",verb="create"}`, Value: 2},
-		{Labels: `{code="ok",verb="get"}`, Value: 10}}}
-	if got := creates(m); got != 3 {
-		t.Errorf("creates = %v, want 3", got)
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/bundle-adapter/bundle-adapter/bench/internal/runresults"
 )
 
 // Floors of issue 17, on a 2-core machine with everything on it (every run
@@ -23,73 +25,53 @@ const (
 	bundlesPerClusterEvt = 2 // the onprem example's bundles
 )
 
-// maybe is a measure that may not be measurable: "n/a" in JSON then.
-type maybe struct {
-	v  float64
-	ok bool
-}
-
-func (m maybe) MarshalJSON() ([]byte, error) {
-	if !m.ok {
-		return []byte(`"n/a"`), nil
-	}
-	return json.Marshal(m.v)
-}
-
-func (m maybe) String() string {
-	if !m.ok {
-		return "n/a"
-	}
-	return num(m.v)
-}
-
 // results is one run's results.json (one mode, one size; bench/report
 // gathers the runs). The flat numeric keys are the contract of issues 7 and
 // 17; phases hold the details.
 type results struct {
-	Mode                        string   `json:"mode"`
-	UnchangedEventsPerS         float64  `json:"unchanged_events_per_s"`
-	CreatesPerS                 float64  `json:"creates_per_s"`
-	LatencyP50MS                float64  `json:"latency_p50_ms"`
-	LatencyP99MS                float64  `json:"latency_p99_ms"`
-	LatencyRatePerS             float64  `json:"latency_events_per_s"`
-	SaturatedLatencyP50MS       float64  `json:"saturated_latency_p50_ms"`
-	SaturatedLatencyP99MS       float64  `json:"saturated_latency_p99_ms"`
-	CreateLatencyP50MS          float64  `json:"create_latency_p50_ms"`
-	CreateLatencyP99MS          float64  `json:"create_latency_p99_ms"`
-	MaestroRequestsPerUnchanged maybe    `json:"maestro_requests_per_unchanged_event"`
-	MaestroRequestsMetric       string   `json:"maestro_requests_metric"`
-	MaestroWritesPerUnchanged   float64  `json:"maestro_writes_per_unchanged_event"`
-	MaestroReadsPerEvent        float64  `json:"maestro_reads_per_event"`
-	BundlesPerEvent             float64  `json:"bundles_per_event"`
-	AdapterRSSMB                float64  `json:"adapter_rss_mb"`
-	AdapterRSSPeakMB            float64  `json:"adapter_rss_peak_mb"`
-	AgentsRSSPeakMB             float64  `json:"agents_rss_peak_mb,omitempty"` // the agents process's (--agents process)
-	BundlesTracked              int      `json:"bundles_tracked"`
-	Fingerprint50KBMS           float64  `json:"fingerprint_50kb_ms"`
-	RenderFingerprint50KBMS     float64  `json:"render_fingerprint_50kb_ms"`
-	FingerprintBytes            int      `json:"fingerprint_bundle_bytes"`
-	CPUSecondsPer1000Events     float64  `json:"cpu_seconds_per_1000_events"`
-	CPUSecondsPer1000Creates    float64  `json:"cpu_seconds_per_1000_create_events"`
-	MaestroCPUSecondsPer1000    float64  `json:"maestro_cpu_seconds_per_1000_events"`
-	MachineBusyCoresUnchanged   float64  `json:"machine_busy_cores_unchanged"`
-	LostEvents                  int      `json:"lost_events"`
-	FailedEvents                int      `json:"failed_events"`
-	UnexpectedOutcomes          int      `json:"unexpected_outcomes"`
-	Clusters                    int      `json:"clusters"`
-	Consumers                   int      `json:"consumers"`
-	Window                      int      `json:"window"`
-	Parallelism                 int      `json:"parallelism"`
-	Prefetch                    int      `json:"prefetch"`
-	Cores                       int      `json:"cores"`
-	AdapterMode                 string   `json:"adapter_mode"`
-	AgentsMode                  string   `json:"agents_mode"`
-	Started                     string   `json:"started"`
-	SettleSeconds               float64  `json:"settle_s"`
-	Settled                     bool     `json:"settled"`
-	WarmEvents                  int      `json:"warm_events"`
-	WarmSeconds                 float64  `json:"warm_s"`
-	Phases                      []*phase `json:"phases"`
+	Mode                        string           `json:"mode"`
+	UnchangedEventsPerS         float64          `json:"unchanged_events_per_s"`
+	CreatesPerS                 float64          `json:"creates_per_s"`
+	LatencyP50MS                float64          `json:"latency_p50_ms"`
+	LatencyP99MS                float64          `json:"latency_p99_ms"`
+	LatencyRatePerS             float64          `json:"latency_events_per_s"`
+	SaturatedLatencyP50MS       float64          `json:"saturated_latency_p50_ms"`
+	SaturatedLatencyP99MS       float64          `json:"saturated_latency_p99_ms"`
+	CreateLatencyP50MS          float64          `json:"create_latency_p50_ms"`
+	CreateLatencyP99MS          float64          `json:"create_latency_p99_ms"`
+	MaestroRequestsPerUnchanged runresults.Maybe `json:"maestro_requests_per_unchanged_event"`
+	MaestroRequestsMetric       string           `json:"maestro_requests_metric"`
+	MaestroWritesPerUnchanged   float64          `json:"maestro_writes_per_unchanged_event"`
+	MaestroReadsPerEvent        float64          `json:"maestro_reads_per_event"`
+	BundlesPerEvent             float64          `json:"bundles_per_event"`
+	AdapterRSSMB                float64          `json:"adapter_rss_mb"`
+	AdapterRSSPeakMB            float64          `json:"adapter_rss_peak_mb"`
+	AgentsRSSPeakMB             float64          `json:"agents_rss_peak_mb,omitempty"` // the agents process's (--agents process)
+	BundlesTracked              int              `json:"bundles_tracked"`
+	Fingerprint50KBMS           float64          `json:"fingerprint_50kb_ms"`
+	RenderFingerprint50KBMS     float64          `json:"render_fingerprint_50kb_ms"`
+	FingerprintBytes            int              `json:"fingerprint_bundle_bytes"`
+	CPUSecondsPer1000Events     float64          `json:"cpu_seconds_per_1000_events"`
+	CPUSecondsPer1000Creates    float64          `json:"cpu_seconds_per_1000_create_events"`
+	MaestroCPUSecondsPer1000    float64          `json:"maestro_cpu_seconds_per_1000_events"`
+	MachineBusyCoresUnchanged   float64          `json:"machine_busy_cores_unchanged"`
+	LostEvents                  int              `json:"lost_events"`
+	FailedEvents                int              `json:"failed_events"`
+	UnexpectedOutcomes          int              `json:"unexpected_outcomes"`
+	Clusters                    int              `json:"clusters"`
+	Consumers                   int              `json:"consumers"`
+	Window                      int              `json:"window"`
+	Parallelism                 int              `json:"parallelism"`
+	Prefetch                    int              `json:"prefetch"`
+	Cores                       int              `json:"cores"`
+	AdapterMode                 string           `json:"adapter_mode"`
+	AgentsMode                  string           `json:"agents_mode"`
+	Started                     string           `json:"started"`
+	SettleSeconds               float64          `json:"settle_s"`
+	Settled                     bool             `json:"settled"`
+	WarmEvents                  int              `json:"warm_events"`
+	WarmSeconds                 float64          `json:"warm_s"`
+	Phases                      []*phase         `json:"phases"`
 	// PhasesRun is --phases; the issue-34 phases' results (nil when not
 	// run) are fleet_results.go's.
 	PhasesRun   string             `json:"phases_run,omitempty"`
@@ -97,17 +79,7 @@ type results struct {
 	Steady      *steadyResult      `json:"steady,omitempty"`
 	Restart     *restartResult     `json:"restart,omitempty"`
 	Replicas    *replicasResult    `json:"replicas,omitempty"`
-	Floors      []floor            `json:"floors"`
-}
-
-// floor is one checked floor and its verdict: PASS, MISS or N/A.
-type floor struct {
-	Name     string  `json:"name"`
-	Measured float64 `json:"measured"`
-	Unit     string  `json:"unit"`
-	Limit    string  `json:"limit"`
-	Verdict  string  `json:"verdict"`
-	Note     string  `json:"note,omitempty"`
+	Floors      []runresults.Floor `json:"floors"`
 }
 
 func (r *results) phase(name string) *phase {
@@ -144,7 +116,7 @@ func (r *results) finish() {
 	if n := float64(unchanged.Events); n > 0 {
 		r.MaestroWritesPerUnchanged = unchanged.MaestroWrites / n
 		r.MaestroReadsPerEvent = unchanged.MaestroReads / n
-		r.MaestroRequestsPerUnchanged = maybe{unchanged.MaestroRequests / n, unchanged.MaestroRequestsSeen}
+		r.MaestroRequestsPerUnchanged = runresults.Maybe{V: unchanged.MaestroRequests / n, OK: unchanged.MaestroRequestsSeen}
 		r.CPUSecondsPer1000Events = unchanged.AdapterCPU / n * 1000
 		r.MaestroCPUSecondsPer1000 = unchanged.MaestroCPU / n * 1000
 	}
@@ -171,7 +143,7 @@ func (r *results) finish() {
 
 func (r *results) checkFloors() {
 	busy := func(p *phase) string { return r.busyNote(p) }
-	r.Floors = []floor{
+	r.Floors = []runresults.Floor{
 		atLeast("unchanged events", r.UnchangedEventsPerS, floorUnchangedPerS, "events/s", busy(r.phase("unchanged"))),
 		r.requestsFloor(),
 		r.createsFloor(),
@@ -182,18 +154,18 @@ func (r *results) checkFloors() {
 	r.Floors = append(r.Floors, r.fleetFloors()...)
 }
 
-func atLeast(name string, v, lim float64, unit, note string) floor {
-	return floor{Name: name, Measured: v, Unit: unit, Limit: ">= " + strconv.FormatFloat(lim, 'f', -1, 64), Verdict: verdict(v >= lim), Note: note}
+func atLeast(name string, v, lim float64, unit, note string) runresults.Floor {
+	return runresults.Floor{Name: name, Measured: v, Unit: unit, Limit: ">= " + strconv.FormatFloat(lim, 'f', -1, 64), Verdict: verdict(v >= lim), Note: note}
 }
 
-func atMost(name string, v, lim float64, unit, note string) floor {
-	return floor{Name: name, Measured: v, Unit: unit, Limit: "<= " + strconv.FormatFloat(lim, 'f', -1, 64), Verdict: verdict(v <= lim), Note: note}
+func atMost(name string, v, lim float64, unit, note string) runresults.Floor {
+	return runresults.Floor{Name: name, Measured: v, Unit: unit, Limit: "<= " + strconv.FormatFloat(lim, 'f', -1, 64), Verdict: verdict(v <= lim), Note: note}
 }
 
-func (r *results) requestsFloor() floor {
-	f := floor{Name: "Maestro requests per unchanged event", Measured: r.MaestroRequestsPerUnchanged.v, Limit: "= 0",
-		Verdict: verdict(r.MaestroRequestsPerUnchanged.v == 0), Note: "from " + r.MaestroRequestsMetric}
-	if !r.MaestroRequestsPerUnchanged.ok {
+func (r *results) requestsFloor() runresults.Floor {
+	f := runresults.Floor{Name: "Maestro requests per unchanged event", Measured: r.MaestroRequestsPerUnchanged.V, Limit: "= 0",
+		Verdict: verdict(r.MaestroRequestsPerUnchanged.V == 0), Note: "from " + r.MaestroRequestsMetric}
+	if !r.MaestroRequestsPerUnchanged.OK {
 		f.Verdict, f.Note = "N/A", "the adapter exposes no "+r.MaestroRequestsMetric
 	}
 	return f
@@ -201,16 +173,16 @@ func (r *results) requestsFloor() floor {
 
 // latencyFloor is N/A when the latency phase did not run (--phases
 // without base), rather than met by a p99 of 0.
-func (r *results) latencyFloor() floor {
+func (r *results) latencyFloor() runresults.Floor {
 	f := atMost("paced latency p99", r.LatencyP99MS, floorLatencyP99MS, "ms",
-		fmt.Sprintf("publish to status, paced at %s events/s", num(r.LatencyRatePerS)))
+		fmt.Sprintf("publish to status, paced at %s events/s", runresults.Num(r.LatencyRatePerS)))
 	if !r.ran("latency") {
 		f.Verdict, f.Note = "N/A", "the latency phase was not run (--phases without base)"
 	}
 	return f
 }
 
-func (r *results) createsFloor() floor {
+func (r *results) createsFloor() runresults.Floor {
 	f := atLeast("bundle creates (pooled)", r.CreatesPerS, floorCreatesPerS, "creates/s", r.busyNote(r.phase("create")))
 	if r.Mode != floorCreatesMode {
 		f.Verdict, f.Note = "N/A", "checked on the pooled Maestro only"
@@ -218,7 +190,7 @@ func (r *results) createsFloor() floor {
 	return f
 }
 
-func (r *results) rssFloor() floor {
+func (r *results) rssFloor() runresults.Floor {
 	f := atMost("adapter RSS with 50,000 bundles tracked", r.AdapterRSSPeakMB, floorRSSMB, "MB (peak)", "")
 	switch {
 	case r.AdapterMode != "binary":
@@ -235,9 +207,9 @@ func (r *results) busyNote(p *phase) string {
 	if p.OtherCores < 0.2 {
 		return ""
 	}
-	note := fmt.Sprintf("%s of %d busy cores went to processes outside the run's own; see below", num(p.OtherCores), r.Cores)
+	note := fmt.Sprintf("%s of %d busy cores went to processes outside the run's own; see below", runresults.Num(p.OtherCores), r.Cores)
 	if p.PGSessions > 0 && p.Seconds > 0 {
-		note += fmt.Sprintf("; PostgreSQL opened %s sessions/s for Maestro, %s per read of the adapter", num(p.PGSessions/p.Seconds),
+		note += fmt.Sprintf("; PostgreSQL opened %s sessions/s for Maestro, %s per read of the adapter", runresults.Num(p.PGSessions/p.Seconds),
 			ratio(p.PGSessions, p.MaestroReads))
 	}
 	return note
@@ -280,35 +252,35 @@ func (r *results) markdown() string {
 		if f.Note != "" {
 			note = " (" + f.Note + ")"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s%s |\n", f.Name, strings.TrimSpace(num(f.Measured)+" "+f.Unit), f.Limit, f.Verdict, note)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s%s |\n", f.Name, strings.TrimSpace(runresults.Num(f.Measured)+" "+f.Unit), f.Limit, f.Verdict, note)
 	}
 	b.WriteString("\n| measure | value |\n|---|---|\n")
 	rows := []struct {
 		k string
 		v string
 	}{
-		{"unchanged_events_per_s", num(r.UnchangedEventsPerS)},
-		{"creates_per_s (bundles)", num(r.CreatesPerS)},
-		{"latency_p50_ms / p99 (publish to status, paced at " + num(r.LatencyRatePerS) + " events/s)", num(r.LatencyP50MS) + " / " + num(r.LatencyP99MS)},
-		{fmt.Sprintf("saturated latency p50 / p99 ms (%d events in flight)", r.Window), num(r.SaturatedLatencyP50MS) + " / " + num(r.SaturatedLatencyP99MS)},
-		{"create latency p50 / p99 ms", num(r.CreateLatencyP50MS) + " / " + num(r.CreateLatencyP99MS)},
+		{"unchanged_events_per_s", runresults.Num(r.UnchangedEventsPerS)},
+		{"creates_per_s (bundles)", runresults.Num(r.CreatesPerS)},
+		{"latency_p50_ms / p99 (publish to status, paced at " + runresults.Num(r.LatencyRatePerS) + " events/s)", runresults.Num(r.LatencyP50MS) + " / " + runresults.Num(r.LatencyP99MS)},
+		{fmt.Sprintf("saturated latency p50 / p99 ms (%d events in flight)", r.Window), runresults.Num(r.SaturatedLatencyP50MS) + " / " + runresults.Num(r.SaturatedLatencyP99MS)},
+		{"create latency p50 / p99 ms", runresults.Num(r.CreateLatencyP50MS) + " / " + runresults.Num(r.CreateLatencyP99MS)},
 		{"maestro_requests_per_unchanged_event (" + r.MaestroRequestsMetric + ")", r.MaestroRequestsPerUnchanged.String()},
-		{"maestro_writes_per_unchanged_event", num(r.MaestroWritesPerUnchanged)},
-		{fmt.Sprintf("maestro_reads_per_event (%d bundles per event)", bundlesPerClusterEvt), num(r.MaestroReadsPerEvent)},
-		{"adapter_rss_mb (end / peak)", num(r.AdapterRSSMB) + " / " + num(r.AdapterRSSPeakMB)},
-		{"simulated agents: where / RSS peak MB", r.AgentsMode + " / " + num(r.AgentsRSSPeakMB)},
+		{"maestro_writes_per_unchanged_event", runresults.Num(r.MaestroWritesPerUnchanged)},
+		{fmt.Sprintf("maestro_reads_per_event (%d bundles per event)", bundlesPerClusterEvt), runresults.Num(r.MaestroReadsPerEvent)},
+		{"adapter_rss_mb (end / peak)", runresults.Num(r.AdapterRSSMB) + " / " + runresults.Num(r.AdapterRSSPeakMB)},
+		{"simulated agents: where / RSS peak MB", r.AgentsMode + " / " + runresults.Num(r.AgentsRSSPeakMB)},
 		{"bundles_tracked", fmt.Sprint(r.BundlesTracked)},
-		{fmt.Sprintf("fingerprint_50kb_ms (%d bytes canonical; render+fingerprint %s ms)", r.FingerprintBytes, num(r.RenderFingerprint50KBMS)), num(r.Fingerprint50KBMS)},
-		{"cpu_seconds_per_1000_events (adapter, unchanged)", num(r.CPUSecondsPer1000Events)},
-		{"cpu_seconds_per_1000_create_events (adapter)", num(r.CPUSecondsPer1000Creates)},
-		{"maestro_cpu_seconds_per_1000_events (unchanged)", num(r.MaestroCPUSecondsPer1000)},
-		{"machine busy cores during unchanged phase", num(r.MachineBusyCoresUnchanged)},
+		{fmt.Sprintf("fingerprint_50kb_ms (%d bytes canonical; render+fingerprint %s ms)", r.FingerprintBytes, runresults.Num(r.RenderFingerprint50KBMS)), runresults.Num(r.Fingerprint50KBMS)},
+		{"cpu_seconds_per_1000_events (adapter, unchanged)", runresults.Num(r.CPUSecondsPer1000Events)},
+		{"cpu_seconds_per_1000_create_events (adapter)", runresults.Num(r.CPUSecondsPer1000Creates)},
+		{"maestro_cpu_seconds_per_1000_events (unchanged)", runresults.Num(r.MaestroCPUSecondsPer1000)},
+		{"machine busy cores during unchanged phase", runresults.Num(r.MachineBusyCoresUnchanged)},
 		{"PostgreSQL sessions Maestro opened per Maestro read (unchanged phase)",
 			ratio(r.phase("unchanged").PGSessions, r.phase("unchanged").MaestroReads)},
 		{"HyperFleet API calls / TCP connections the adapter opened (unchanged phase)",
 			fmt.Sprintf("%d / %d", r.phase("unchanged").APICalls, r.phase("unchanged").APIConns)},
-		{"settle after the create phase: seconds / Maestro idle", fmt.Sprintf("%s / %t", num(r.SettleSeconds), r.Settled)},
-		{"warm-up: events / seconds (one per cluster)", fmt.Sprintf("%d / %s", r.WarmEvents, num(r.WarmSeconds))},
+		{"settle after the create phase: seconds / Maestro idle", fmt.Sprintf("%s / %t", runresults.Num(r.SettleSeconds), r.Settled)},
+		{"warm-up: events / seconds (one per cluster)", fmt.Sprintf("%d / %s", r.WarmEvents, runresults.Num(r.WarmSeconds))},
 		{"lost / failed events, unexpected outcomes", fmt.Sprintf("%d / %d, %d", r.LostEvents, r.FailedEvents, r.UnexpectedOutcomes)},
 	}
 	for _, row := range rows {
@@ -317,10 +289,10 @@ func (r *results) markdown() string {
 	b.WriteString(r.fleetMarkdown())
 	b.WriteString("\n| phase | events | seconds | events/s | p50 ms | p99 ms | Maestro reads | Maestro writes | CPU s: adapter / Maestro / PostgreSQL / PgBouncer / RabbitMQ / harness / agents | busy cores (not ours) |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, p := range r.Phases {
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s / %s / %s / %s / %s / %s / %s | %s (%s) |\n", p.Name, p.Events, num(p.Seconds),
-			num(p.EventsPerS), num(p.P50MS), num(p.P99MS), num(p.MaestroReads), num(p.MaestroWrites),
-			num(p.AdapterCPU), num(p.MaestroCPU), num(p.PostgresCPU), num(p.PgBouncerCPU), num(p.RabbitMQCPU), num(p.HarnessCPU), num(p.AgentsCPU),
-			num(p.BusyCores), num(p.OtherCores))
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s / %s / %s / %s / %s / %s / %s | %s (%s) |\n", p.Name, p.Events, runresults.Num(p.Seconds),
+			runresults.Num(p.EventsPerS), runresults.Num(p.P50MS), runresults.Num(p.P99MS), runresults.Num(p.MaestroReads), runresults.Num(p.MaestroWrites),
+			runresults.Num(p.AdapterCPU), runresults.Num(p.MaestroCPU), runresults.Num(p.PostgresCPU), runresults.Num(p.PgBouncerCPU), runresults.Num(p.RabbitMQCPU), runresults.Num(p.HarnessCPU), runresults.Num(p.AgentsCPU),
+			runresults.Num(p.BusyCores), runresults.Num(p.OtherCores))
 	}
 	b.WriteString("\nOther work on the machine (cores, by process):")
 	for _, p := range r.Phases {
@@ -335,9 +307,9 @@ func (r *results) markdown() string {
 		if (strings.HasPrefix(p.Name, "latency") || p.Name == phaseSteady || p.Name == phaseRestart) && len(p.Timeline) > 0 {
 			fmt.Fprintf(&b, "\nWorst seconds of %s (by p99; second of publication: events, p50 / p99 / max ms):", p.Name)
 			for _, s := range worstSeconds(p.Timeline, 5) {
-				fmt.Fprintf(&b, " %d s: %d, %s / %s / %s;", s.At, s.Events, num(s.P50MS), num(s.P99MS), num(s.MaxMS))
+				fmt.Fprintf(&b, " %d s: %d, %s / %s / %s;", s.At, s.Events, runresults.Num(s.P50MS), runresults.Num(s.P99MS), runresults.Num(s.MaxMS))
 			}
-			fmt.Fprintf(&b, " collections: adapter %s (pauses %s ms), harness %d.\n", num(p.AdapterGCs), num(p.AdapterGCPauseMS), p.HarnessGCs)
+			fmt.Fprintf(&b, " collections: adapter %s (pauses %s ms), harness %d.\n", runresults.Num(p.AdapterGCs), runresults.Num(p.AdapterGCPauseMS), p.HarnessGCs)
 		}
 	}
 	b.WriteString("\n")
@@ -348,21 +320,5 @@ func ratio(a, b float64) string {
 	if b == 0 {
 		return "n/a"
 	}
-	return num(a / b)
-}
-
-// num formats a measure with a precision fit for its size.
-func num(v float64) string {
-	switch {
-	case v == 0:
-		return "0"
-	case v >= 100 || v <= -100:
-		return fmt.Sprintf("%.0f", v)
-	case v >= 10 || v <= -10:
-		return fmt.Sprintf("%.1f", v)
-	case v >= 0.1 || v <= -0.1:
-		return fmt.Sprintf("%.2f", v)
-	default:
-		return fmt.Sprintf("%.3f", v)
-	}
+	return runresults.Num(a / b)
 }

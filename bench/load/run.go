@@ -157,7 +157,7 @@ func (h *harness) measure(name string, fn func() *tally) (*phase, error) {
 		MaestroWrites:       after.metrics.MaestroWrites() - before.metrics.MaestroWrites(),
 		MaestroRequests:     after.metrics.Sum(h.o.requestsMetric) - before.metrics.Sum(h.o.requestsMetric),
 		MaestroRequestsSeen: len(after.metrics[h.o.requestsMetric]) > 0,
-		Creates:             creates(after.metrics) - creates(before.metrics),
+		Creates:             after.metrics.MaestroCreates() - before.metrics.MaestroCreates(),
 		AdapterCPU:          after.adapterCPU - before.adapterCPU,
 		MaestroCPU:          after.maestroCPU - before.maestroCPU,
 		HarnessCPU:          after.selfCPU - before.selfCPU,

@@ -2,44 +2,21 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
-	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/agentsim"
 )
 
-var httpClient = &http.Client{Timeout: 10 * time.Second}
-
-// bundlesTracked counts the bundles of source in Maestro (one REST list of
-// a single item; the total comes with it).
+// bundlesTracked counts the bundles of source in Maestro (the total of
+// one REST list).
 func bundlesTracked(ctx context.Context, rest, source string) (int, error) {
-	q := url.Values{"search": {fmt.Sprintf("source='%s'", source)}, "size": {"1"}}
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, rest+"/api/maestro/v1/resource-bundles?"+q.Encode(), nil)
-	resp, err := httpClient.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(resp.Body)
-		return 0, fmt.Errorf("list resource bundles: HTTP %d: %s", resp.StatusCode, msg)
-	}
-	var list struct {
-		Total int `json:"total"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
-		return 0, err
-	}
-	return list.Total, nil
+	return stacktest.ListBundles(ctx, rest, fmt.Sprintf("source='%s'", source), 1, nil)
 }
 
 // appliedPageSize is the page of appliedInMaestro's list.
@@ -50,59 +27,16 @@ const appliedPageSize = 400
 // (the agent's status reports, as Maestro stored them).
 func appliedInMaestro(ctx context.Context, rest, source, consumer string) (int, error) {
 	applied := 0
-	for page := 1; ; page++ {
-		q := url.Values{"search": {fmt.Sprintf("source='%s' and consumer_name='%s'", source, consumer)},
-			"size": {strconv.Itoa(appliedPageSize)}, "page": {strconv.Itoa(page)}}
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, rest+"/api/maestro/v1/resource-bundles?"+q.Encode(), nil)
-		resp, err := httpClient.Do(req)
-		if err != nil {
-			return 0, err
-		}
-		list, err := decodeAppliedPage(resp)
-		if err != nil {
-			return 0, err
-		}
-		applied += list.applied()
-		if len(list.Items) == 0 || page*appliedPageSize >= list.Total {
-			return applied, nil
-		}
-	}
-}
-
-// appliedPage is the part of a page of Maestro's bundles appliedInMaestro reads.
-type appliedPage struct {
-	Total int `json:"total"`
-	Items []struct {
-		Status struct {
-			Conditions []struct {
-				Type   string `json:"type"`
-				Status string `json:"status"`
-			} `json:"conditions"`
-		} `json:"status"`
-	} `json:"items"`
-}
-
-func decodeAppliedPage(resp *http.Response) (*appliedPage, error) {
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return nil, fmt.Errorf("list resource bundles: HTTP %d: %s", resp.StatusCode, msg)
-	}
-	var p appliedPage
-	return &p, json.NewDecoder(resp.Body).Decode(&p)
-}
-
-// applied counts the page's bundles whose Applied condition is True.
-func (p *appliedPage) applied() int {
-	n := 0
-	for _, it := range p.Items {
-		for _, c := range it.Status.Conditions {
-			if c.Type == "Applied" && c.Status == "True" {
-				n++
+	_, err := stacktest.ListBundles(ctx, rest, fmt.Sprintf("source='%s' and consumer_name='%s'", source, consumer), appliedPageSize,
+		func(b stacktest.Bundle) {
+			if b.Condition("Applied") == "True" {
+				applied++
 			}
-		}
+		})
+	if err != nil {
+		return 0, err
 	}
-	return n
+	return applied, nil
 }
 
 // startAgents connects one simulated agent per consumer; each reports the

@@ -1,9 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/bundle-adapter/bundle-adapter/bench/internal/runresults"
 )
 
 // fleetRun is what the report reads of issue 34's phases in a run
@@ -15,16 +16,16 @@ type fleetRun struct {
 		AppliedPerS   float64 `json:"applied_per_s"`
 	} `json:"one_consumer"`
 	Steady *struct {
-		RequestsPerEvent json.RawMessage `json:"maestro_requests_per_unchanged_event"`
-		ViewMaxAges      float64         `json:"view_max_ages"`
+		RequestsPerEvent runresults.Maybe `json:"maestro_requests_per_unchanged_event"`
+		ViewMaxAges      float64          `json:"view_max_ages"`
 	} `json:"steady"`
 	Restart *struct {
-		RequestsFirstMinute float64         `json:"maestro_requests_first_minute"`
-		RequestsLimit       float64         `json:"maestro_requests_limit"`
-		P99MS               float64         `json:"latency_p99_ms"`
-		MaxMS               float64         `json:"latency_max_ms"`
-		DownS               float64         `json:"down_s"`
-		RecoveryS           json.RawMessage `json:"recovery_s"`
+		RequestsFirstMinute float64          `json:"maestro_requests_first_minute"`
+		RequestsLimit       float64          `json:"maestro_requests_limit"`
+		P99MS               float64          `json:"latency_p99_ms"`
+		MaxMS               float64          `json:"latency_max_ms"`
+		DownS               float64          `json:"down_s"`
+		RecoveryS           runresults.Maybe `json:"recovery_s"`
 	} `json:"restart"`
 	Replicas *struct {
 		OneEventsPerS float64 `json:"one_events_per_s"`
@@ -56,19 +57,19 @@ func (rep *report) fleetSummary() string {
 		if o := f.OneConsumer; o != nil {
 			rate := "no limit"
 			if o.ApplyRatePerS > 0 {
-				rate = num(o.ApplyRatePerS) + "/s"
+				rate = runresults.Num(o.ApplyRatePerS) + "/s"
 			}
-			cells[0] = fmt.Sprintf("%s (%s; %s)", num(o.CreatesPerS), rate, num(o.AppliedPerS))
+			cells[0] = fmt.Sprintf("%s (%s; %s)", runresults.Num(o.CreatesPerS), rate, runresults.Num(o.AppliedPerS))
 		}
 		if s := f.Steady; s != nil {
-			cells[1] = fmt.Sprintf("%s (%s)", numOrNA(s.RequestsPerEvent), num(s.ViewMaxAges))
+			cells[1] = fmt.Sprintf("%s (%s)", s.RequestsPerEvent.String(), runresults.Num(s.ViewMaxAges))
 		}
 		if x := f.Restart; x != nil {
-			cells[2] = fmt.Sprintf("%s (%s)", num(x.RequestsFirstMinute), num(x.RequestsLimit))
-			cells[3] = fmt.Sprintf("%s / %s, %s, %s", num(x.P99MS), num(x.MaxMS), num(x.DownS), numOrNA(x.RecoveryS))
+			cells[2] = fmt.Sprintf("%s (%s)", runresults.Num(x.RequestsFirstMinute), runresults.Num(x.RequestsLimit))
+			cells[3] = fmt.Sprintf("%s / %s, %s, %s", runresults.Num(x.P99MS), runresults.Num(x.MaxMS), runresults.Num(x.DownS), x.RecoveryS.String())
 		}
 		if x := f.Replicas; x != nil {
-			cells[4] = fmt.Sprintf("%s / %s (%sx), %s of %d", num(x.OneEventsPerS), num(x.TwoEventsPerS), num(x.Ratio), num(x.BusyCoresTwo), x.Cores)
+			cells[4] = fmt.Sprintf("%s / %s (%sx), %s of %d", runresults.Num(x.OneEventsPerS), runresults.Num(x.TwoEventsPerS), runresults.Num(x.Ratio), runresults.Num(x.BusyCoresTwo), x.Cores)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", r.Mode, thousands(r.Clusters), strings.Join(cells, " | "))
 	}
@@ -76,13 +77,4 @@ func (rep *report) fleetSummary() string {
 		return ""
 	}
 	return "Fleet phases (issue 34):\n\n" + b.String() + "\n"
-}
-
-// numOrNA formats a measure written as a number or "n/a".
-func numOrNA(raw json.RawMessage) string {
-	var v float64
-	if json.Unmarshal(raw, &v) == nil {
-		return num(v)
-	}
-	return "n/a"
 }

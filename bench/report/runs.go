@@ -8,22 +8,24 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/bundle-adapter/bundle-adapter/bench/internal/runresults"
 )
 
 // runResult is what the report reads of one run's results.json (bench/load);
 // raw keeps all of it for bench/results.json.
 type runResult struct {
-	Mode                string          `json:"mode"`
-	Clusters            int             `json:"clusters"`
-	BundlesTracked      int             `json:"bundles_tracked"`
-	UnchangedEventsPerS float64         `json:"unchanged_events_per_s"`
-	CreatesPerS         float64         `json:"creates_per_s"`
-	LatencyP50MS        float64         `json:"latency_p50_ms"`
-	LatencyP99MS        float64         `json:"latency_p99_ms"`
-	LatencyRatePerS     float64         `json:"latency_events_per_s"`
-	AdapterRSSPeakMB    float64         `json:"adapter_rss_peak_mb"`
-	RequestsPerEvent    json.RawMessage `json:"maestro_requests_per_unchanged_event"`
-	Floors              []floor         `json:"floors"`
+	Mode                string             `json:"mode"`
+	Clusters            int                `json:"clusters"`
+	BundlesTracked      int                `json:"bundles_tracked"`
+	UnchangedEventsPerS float64            `json:"unchanged_events_per_s"`
+	CreatesPerS         float64            `json:"creates_per_s"`
+	LatencyP50MS        float64            `json:"latency_p50_ms"`
+	LatencyP99MS        float64            `json:"latency_p99_ms"`
+	LatencyRatePerS     float64            `json:"latency_events_per_s"`
+	AdapterRSSPeakMB    float64            `json:"adapter_rss_peak_mb"`
+	RequestsPerEvent    runresults.Maybe   `json:"maestro_requests_per_unchanged_event"`
+	Floors              []runresults.Floor `json:"floors"`
 	Phases              []struct {
 		Name       string  `json:"name"`
 		OtherCores float64 `json:"other_busy_cores"`
@@ -31,16 +33,6 @@ type runResult struct {
 	fleetRun
 	detail string // the run's results.md, when found next to it
 	raw    json.RawMessage
-}
-
-// floor is one floor's verdict in a run (bench/load).
-type floor struct {
-	Name     string  `json:"name"`
-	Measured float64 `json:"measured"`
-	Unit     string  `json:"unit"`
-	Limit    string  `json:"limit"`
-	Verdict  string  `json:"verdict"`
-	Note     string  `json:"note,omitempty"`
 }
 
 // modeOrder puts stock before pooled, then any other setup by name.
@@ -93,21 +85,8 @@ func (r *runResult) label() string {
 func (r *runResult) otherCores() string {
 	for _, p := range r.Phases {
 		if p.Name == "unchanged" {
-			return num(p.OtherCores)
+			return runresults.Num(p.OtherCores)
 		}
-	}
-	return "n/a"
-}
-
-// requests is the Maestro requests per unchanged event as written: a number or "n/a".
-func (r *runResult) requests() string {
-	var s string
-	if json.Unmarshal(r.RequestsPerEvent, &s) == nil {
-		return s
-	}
-	var v float64
-	if json.Unmarshal(r.RequestsPerEvent, &v) == nil {
-		return num(v)
 	}
 	return "n/a"
 }
@@ -125,7 +104,7 @@ func newReport(runs []*runResult) *report {
 		rep.Runs = append(rep.Runs, r.raw)
 		for _, f := range r.Floors {
 			if f.Verdict == "MISS" {
-				measured := strings.TrimSpace(num(f.Measured) + " " + f.Unit)
+				measured := strings.TrimSpace(runresults.Num(f.Measured) + " " + f.Unit)
 				rep.Missed = append(rep.Missed, fmt.Sprintf("%s: %s, limit %s (%s)", f.Name, measured, f.Limit, r.label()))
 			}
 		}
@@ -162,7 +141,7 @@ func (rep *report) summary() string {
 	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rep.runs {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s / %s | %s | %s | %s |\n", r.Mode, thousands(r.Clusters), thousands(r.BundlesTracked),
-			num(r.UnchangedEventsPerS), num(r.CreatesPerS), num(r.LatencyP50MS), num(r.LatencyP99MS), num(r.AdapterRSSPeakMB), r.requests(),
+			runresults.Num(r.UnchangedEventsPerS), runresults.Num(r.CreatesPerS), runresults.Num(r.LatencyP50MS), runresults.Num(r.LatencyP99MS), runresults.Num(r.AdapterRSSPeakMB), r.RequestsPerEvent.String(),
 			r.otherCores())
 	}
 	b.WriteString("\n")
@@ -179,7 +158,7 @@ func (rep *report) summary() string {
 			cell := "—"
 			for _, f := range r.Floors {
 				if f.Name == name {
-					limit, cell = f.Limit, fmt.Sprintf("%s %s", f.Verdict, num(f.Measured))
+					limit, cell = f.Limit, fmt.Sprintf("%s %s", f.Verdict, runresults.Num(f.Measured))
 					if f.Verdict == "N/A" {
 						cell = "N/A"
 					}
@@ -235,20 +214,4 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-// num formats a measure with a precision fit for its size (as bench/load).
-func num(v float64) string {
-	switch {
-	case v == 0:
-		return "0"
-	case v >= 100 || v <= -100:
-		return fmt.Sprintf("%.0f", v)
-	case v >= 10 || v <= -10:
-		return fmt.Sprintf("%.1f", v)
-	case v >= 0.1 || v <= -0.1:
-		return fmt.Sprintf("%.2f", v)
-	default:
-		return fmt.Sprintf("%.3f", v)
-	}
 }

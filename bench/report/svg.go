@@ -6,6 +6,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/bundle-adapter/bundle-adapter/bench/internal/runresults"
 )
 
 // The drawing: a 2x2 grid of panels, each a measure against clusters (log
@@ -207,7 +209,7 @@ func drawSeries(b *strings.Builder, a axes, s series) {
 	}
 	for _, p := range s.pts {
 		fmt.Fprintf(b, `<circle cx="%s" cy="%s" r="3" fill="%s" stroke="%s"><title>%s, %s clusters: %s</title></circle>`+"\n",
-			f1(a.px(p.x)), f1(a.py(p.y)), fill, colour, html.EscapeString(s.mode), thousands(int(p.x)), num(p.y))
+			f1(a.px(p.x)), f1(a.py(p.y)), fill, colour, html.EscapeString(s.mode), thousands(int(p.x)), runresults.Num(p.y))
 	}
 }
 

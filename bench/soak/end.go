@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
@@ -15,6 +13,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/bundle-adapter/bundle-adapter/bench/soak/check"
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 )
 
 // queueHeld lists, with rabbitmqctl, the messages (ready and
@@ -107,73 +106,22 @@ func listBundles(rest, source, path string) error {
 // with a sample path it writes the first one there as Maestro sent it.
 func fetchBundles(ctx context.Context, rest, search string, sample ...string) ([]check.Bundle, error) {
 	var out []check.Bundle
-	for page := 1; ; page++ {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, rest+"/api/maestro/v1/resource-bundles?"+searchQuery(search, page, 500), nil)
-		if err != nil {
-			return out, err
+	_, err := stacktest.ListBundles(ctx, rest, search, 500, func(b stacktest.Bundle) {
+		if len(out) == 0 && len(sample) > 0 {
+			_ = os.WriteFile(sample[0], b.Raw, 0o644)
 		}
-		resp, err := httpClient.Do(req)
-		if err != nil {
-			return out, err
-		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			return out, err
-		}
-		if resp.StatusCode != http.StatusOK {
-			return out, fmt.Errorf("list resource bundles: HTTP %d: %s", resp.StatusCode, body)
-		}
-		var list struct {
-			Total int               `json:"total"`
-			Items []json.RawMessage `json:"items"`
-		}
-		if err := json.Unmarshal(body, &list); err != nil {
-			return out, err
-		}
-		if page == 1 && len(list.Items) > 0 && len(sample) > 0 {
-			_ = os.WriteFile(sample[0], list.Items[0], 0o644)
-		}
-		for _, raw := range list.Items {
-			out = append(out, bundleOf(raw))
-		}
-		if len(list.Items) == 0 || page*500 >= list.Total {
-			return out, nil
-		}
-	}
+		out = append(out, bundleOf(b))
+	})
+	return out, err
 }
 
 // bundleOf reads what the checker needs of one REST resource bundle.
-func bundleOf(raw json.RawMessage) check.Bundle {
-	var b struct {
-		ID        string `json:"id"`
-		Name      string `json:"name"`
-		Consumer  string `json:"consumer_name"`
-		DeletedAt string `json:"deleted_at"`
-		Metadata  struct {
-			Name              string            `json:"name"`
-			Annotations       map[string]string `json:"annotations"`
-			DeletionTimestamp string            `json:"deletionTimestamp"`
-		} `json:"metadata"`
-		Status struct {
-			Conditions []struct {
-				Type   string `json:"type"`
-				Status string `json:"status"`
-			} `json:"conditions"`
-		} `json:"status"`
-	}
-	_ = json.Unmarshal(raw, &b)
+func bundleOf(b stacktest.Bundle) check.Bundle {
 	name := b.Metadata.Name
 	if name == "" {
 		name = b.Name
 	}
-	out := check.Bundle{Consumer: b.Consumer, Name: name, ID: b.ID,
+	return check.Bundle{Consumer: b.Consumer, Name: name, ID: b.ID,
 		Generation: b.Metadata.Annotations[generationAnnotation], Fingerprint: b.Metadata.Annotations[fingerprintAnnotation],
-		Deleting: b.DeletedAt != "" || b.Metadata.DeletionTimestamp != ""}
-	for _, c := range b.Status.Conditions {
-		if c.Type == "Applied" {
-			out.Applied = c.Status
-		}
-	}
-	return out
+		Deleting: b.DeletedAt != "" || b.Metadata.DeletionTimestamp != "", Applied: b.Condition("Applied")}
 }

@@ -4,11 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"log/slog"
 	"time"
-
-	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/bundle-adapter/bundle-adapter/bench/soak/check"
 	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
@@ -21,31 +18,23 @@ type publisher struct {
 	url, exchange string
 	rec           *recorder
 	log           *slog.Logger
-	conn          *amqp.Connection
-	ch            *amqp.Channel
+	pub           *stacktest.Publisher
 	sent          int
 }
 
 func (p *publisher) connect() error {
-	if p.conn != nil {
-		_ = p.conn.Close()
-	}
-	conn, err := amqp.Dial(p.url)
+	p.close()
+	pub, err := stacktest.DialPublisher(p.url)
 	if err != nil {
-		return fmt.Errorf("connect to RabbitMQ: %w", err)
-	}
-	ch, err := conn.Channel()
-	if err != nil {
-		_ = conn.Close()
 		return err
 	}
-	p.conn, p.ch = conn, ch
+	p.pub = pub
 	return nil
 }
 
 func (p *publisher) close() {
-	if p.conn != nil {
-		_ = p.conn.Close()
+	if p.pub != nil {
+		_ = p.pub.Close()
 	}
 }
 
@@ -114,10 +103,9 @@ func (p *publisher) publish(ctx context.Context, c cluster) {
 	ev := check.Published{EventID: randHex(16), Cluster: c.id, Generation: c.generation, Deleted: c.deleted, TraceID: trace}
 	body := stacktest.Event{ID: ev.EventID, ClusterID: c.id, Generation: c.generation, Time: time.Now(),
 		TraceParent: "00-" + trace + "-" + span + "-01"}.JSON()
-	msg := amqp.Publishing{DeliveryMode: amqp.Persistent, MessageId: ev.EventID, Timestamp: time.Now(), Body: body}
 	for try := 0; try < 2; try++ {
 		ev.At = time.Now()
-		err := p.ch.PublishWithContext(ctx, p.exchange, "cluster.reconcile", false, false, msg)
+		err := p.pub.Publish(ctx, p.exchange, "cluster.reconcile", ev.EventID, body)
 		if err == nil {
 			p.rec.add(ev)
 			p.sent++

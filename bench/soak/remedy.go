@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 )
@@ -109,9 +108,4 @@ func (m *remedy) objectsOf(name, generation string) bool {
 		}
 	}
 	return true // not a bundle of the example: never judged lost
-}
-
-// searchQuery is the resource-bundles query of one page.
-func searchQuery(search string, page, size int) string {
-	return url.Values{"search": {search}, "size": {fmt.Sprint(size)}, "page": {fmt.Sprint(page)}}.Encode()
 }

@@ -56,8 +56,8 @@ func (r *replica) kill() int {
 	r.mu.Lock()
 	ad := r.ad
 	r.requests += r.last.Sum(stacktest.MaestroRequests)
-	r.refused += refusedCreates(r.last)
-	r.creates += createsOK(r.last)
+	r.refused += r.last.MaestroCreatesRefused()
+	r.creates += r.last.MaestroCreates()
 	r.last = nil
 	r.mu.Unlock()
 	pid := ad.PID()
@@ -79,15 +79,7 @@ func (r *replica) stop() {
 func (r *replica) totals() (requests, refused, creates float64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.requests + r.last.Sum(stacktest.MaestroRequests), r.refused + refusedCreates(r.last), r.creates + createsOK(r.last)
-}
-
-func createsOK(m stacktest.Metrics) float64 {
-	return m.Sum(stacktest.MaestroRequests, `verb="create"`, `code="ok"`)
-}
-
-func refusedCreates(m stacktest.Metrics) float64 {
-	return m.Sum(stacktest.MaestroRequests, `verb="create"`, `code="already_exists"`)
+	return r.requests + r.last.Sum(stacktest.MaestroRequests), r.refused + r.last.MaestroCreatesRefused(), r.creates + r.last.MaestroCreates()
 }
 
 // sample reads the current process's RSS and open fds from /proc and its

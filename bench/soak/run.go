@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -285,26 +284,10 @@ func (h *harness) kubeMeta(meta *check.Meta) error {
 	return nil
 }
 
-var httpClient = &http.Client{Timeout: 30 * time.Second}
-
-// writeConfigs writes the example's task config (each cluster on the
-// consumer the API names), its bundles, and the adapter and broker configs.
+// writeConfigs writes the example's configs for this run into dir, each
+// cluster placed on the consumer the API names for it
+// (stacktest.WriteFleetConfigs).
 func writeConfigs(o *options, dir, apiURL, sourceID, topic string) (stacktest.Files, error) {
-	f := stacktest.FilesIn(dir)
-	if err := stacktest.CopyExample(o.example, dir); err != nil {
-		return f, err
-	}
-	data, err := os.ReadFile(f.Task)
-	if err != nil {
-		return f, err
-	}
-	task, err := stacktest.ConsumerFromCluster(data, "cluster1")
-	if err != nil {
-		return f, err
-	}
-	if err := os.WriteFile(f.Task, task, 0o600); err != nil {
-		return f, err
-	}
 	adapterCfg := stacktest.AdapterConfig{
 		Name: sourceID, APIURL: apiURL, APITimeout: 10 * time.Second, APIRetryAttempts: 3, APIRetryBackoff: "exponential",
 		SubscriptionID: "soak", Topic: topic,
@@ -321,5 +304,5 @@ func writeConfigs(o *options, dir, apiURL, sourceID, topic string) (stacktest.Fi
 		MaxDeliveries: 20, MinBackoff: 10 * time.Second, MaxBackoff: 15 * time.Second,
 		Parallelism: 16, ShutdownTimeout: 20 * time.Second,
 	}
-	return f, stacktest.WriteFiles(f, adapterCfg.YAML(), brokerCfg.YAML())
+	return stacktest.WriteFleetConfigs(o.example, dir, adapterCfg, brokerCfg)
 }

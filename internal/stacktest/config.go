@@ -169,6 +169,30 @@ func WriteFiles(f Files, adapter, broker string) error {
 	return nil
 }
 
+// WriteFleetConfigs writes the configs of a run that spreads clusters over
+// many consumers into dir: the example's task config and bundles
+// (CopyExample) with each cluster placed on the consumer the HyperFleet API
+// names for it, cluster1 when it names none (ConsumerFromCluster), and the
+// adapter and broker configs (WriteFiles).
+func WriteFleetConfigs(example, dir string, adapter AdapterConfig, broker RabbitMQConfig) (Files, error) {
+	f := FilesIn(dir)
+	if err := CopyExample(example, dir); err != nil {
+		return f, err
+	}
+	data, err := os.ReadFile(f.Task)
+	if err != nil {
+		return f, err
+	}
+	task, err := ConsumerFromCluster(data, "cluster1")
+	if err != nil {
+		return f, err
+	}
+	if err := os.WriteFile(f.Task, task, 0o600); err != nil {
+		return f, err
+	}
+	return f, WriteFiles(f, adapter.YAML(), broker.YAML())
+}
+
 // ConsumerFromCluster rewrites a task config (YAML) so that each cluster's
 // bundles go to the consumer the HyperFleet API names for the cluster
 // (cluster.consumer, def when it names none), instead of the one consumer

@@ -106,3 +106,14 @@ func (m Metrics) MaestroWrites() float64 {
 	return m.Sum(MaestroRequests, `verb="create"`) + m.Sum(MaestroRequests, `verb="update"`) +
 		m.Sum(MaestroRequests, `verb="delete"`)
 }
+
+// MaestroCreates counts the Maestro creates that succeeded.
+func (m Metrics) MaestroCreates() float64 {
+	return m.Sum(MaestroRequests, `verb="create"`, `code="ok"`)
+}
+
+// MaestroCreatesRefused counts the Maestro creates refused because the
+// bundle already existed.
+func (m Metrics) MaestroCreatesRefused() float64 {
+	return m.Sum(MaestroRequests, `verb="create"`, `code="already_exists"`)
+}

@@ -28,19 +28,27 @@ func rabbitURL(t *testing.T) string {
 	return url
 }
 
-// DropRabbitMQ deletes the queue, its dead-letter queue and the exchange;
-// dropping them again (all missing) is fine.
-func TestDropRabbitMQ(t *testing.T) {
+// rabbitChannel connects to the test's RabbitMQ (skipping the test when it
+// does not answer) and opens a channel; the connection closes with the test.
+func rabbitChannel(t *testing.T) (string, *amqp.Connection, *amqp.Channel) {
+	t.Helper()
 	url := rabbitURL(t)
 	conn, err := amqp.Dial(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { _ = conn.Close() })
 	ch, err := conn.Channel()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return url, conn, ch
+}
+
+// DropRabbitMQ deletes the queue, its dead-letter queue and the exchange;
+// dropping them again (all missing) is fine.
+func TestDropRabbitMQ(t *testing.T) {
+	url, conn, ch := rabbitChannel(t)
 	const exchange, queue = "stacktest-drop", "stacktest-drop-q"
 	if err := ch.ExchangeDeclare(exchange, "topic", true, false, false, false, nil); err != nil {
 		t.Fatal(err)

@@ -17,12 +17,12 @@ import (
 	"github.com/google/cel-go/parser"
 )
 
-// CELClockVar is the hidden CEL variable that holds the event's clock (a
+// ClockVar is the hidden CEL variable that holds the event's clock (a
 // timestamp). now(), conditionAge and stableFor read it: the parser expands
 // each call into an internal function that takes the clock as its last
 // argument, so programs are compiled once and every event (and dry-run's
 // --now) gets its own time. Whoever evaluates an expression binds it.
-const CELClockVar = "_ba_now"
+const ClockVar = "_ba_now"
 
 // Internal functions the clock macros expand to. Their names start with
 // "_ba_", stripped from error messages (see oneLine).
@@ -67,7 +67,7 @@ const (
 // not read (conditionAge is -1 for it). Unlike it, now and the ages use the
 // event's clock, not the machine's, and dig also walks maps and lists built
 // inside the expression. Each costs one plus the size of what it walks,
-// seen by CELCostLimit.
+// seen by CostLimit.
 func hyperfleetCELFunctions() []cel.EnvOption {
 	return []cel.EnvOption{
 		cel.Macros(
@@ -176,7 +176,7 @@ func estimateBySize(i int) checker.FunctionEstimator {
 // clockMacro expands fn(args...) into internal(args..., _ba_now).
 func clockMacro(internal string) parser.MacroExpander {
 	return func(eh parser.ExprHelper, _ ast.Expr, args []ast.Expr) (ast.Expr, *common.Error) {
-		return eh.NewCall(internal, append(append([]ast.Expr(nil), args...), eh.NewIdent(CELClockVar))...), nil
+		return eh.NewCall(internal, append(append([]ast.Expr(nil), args...), eh.NewIdent(ClockVar))...), nil
 	}
 }
 

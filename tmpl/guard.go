@@ -21,7 +21,7 @@ const tmplRangeFunc = "_bundleAdapterRange"
 
 // instrumentTemplate ends every range pipeline with the range function and
 // puts a step action at the start of every defined template of the set, so
-// each iteration and each call spends one step (see MaxTemplateSteps). It
+// each iteration and each call spends one step (see MaxSteps). It
 // runs once, at parse, before any clone shares the trees.
 func instrumentTemplate(t *template.Template) {
 	for _, tt := range t.Templates() {
@@ -68,7 +68,7 @@ func prependStep(tree *parse.Tree, l *parse.ListNode, pos parse.Pos) {
 
 // checkTemplateCalls refuses a template set whose defined templates call
 // each other in a cycle, or whose calls, expanded from the root, exceed
-// MaxTemplateSteps (a chain of defines that each call the next twice). A
+// MaxSteps (a chain of defines that each call the next twice). A
 // call inside a range counts once here; the step budget bounds it at
 // execution.
 func checkTemplateCalls(t *template.Template) error {
@@ -77,8 +77,8 @@ func checkTemplateCalls(t *template.Template) error {
 	if err != nil {
 		return err
 	}
-	if n > MaxTemplateSteps {
-		return fmt.Errorf("template: %s: makes %d template calls, over the template step budget of %d", t.Name(), n, MaxTemplateSteps)
+	if n > MaxSteps {
+		return fmt.Errorf("template: %s: makes %d template calls, over the template step budget of %d", t.Name(), n, MaxSteps)
 	}
 	return nil
 }
@@ -90,7 +90,7 @@ type callCounter struct {
 }
 
 // calls returns how many template calls one execution of name makes,
-// capped just above MaxTemplateSteps.
+// capped just above MaxSteps.
 func (c *callCounter) calls(name string) (int, error) {
 	if n, ok := c.count[name]; ok {
 		return n, nil
@@ -111,7 +111,7 @@ func (c *callCounter) calls(name string) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		total = min(total+1+n, MaxTemplateSteps+1)
+		total = min(total+1+n, MaxSteps+1)
 	}
 	c.active[name] = false
 	c.count[name] = total

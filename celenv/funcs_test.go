@@ -32,7 +32,7 @@ func celEval(t *testing.T, src string, vars map[string]any) (any, error) {
 	if len(l.Errs) > 0 {
 		return nil, errors.New(l.Errs[0].Error())
 	}
-	act := map[string]any{CELClockVar: types.Timestamp{Time: celTestNow}}
+	act := map[string]any{ClockVar: types.Timestamp{Time: celTestNow}}
 	for k, v := range vars {
 		act[k] = v
 	}
@@ -156,7 +156,7 @@ func TestCELHyperFleetFunctionsHaveACost(t *testing.T) {
 
 // The clock's hidden variable cannot be taken by a config name.
 func TestCELClockVarIsReserved(t *testing.T) {
-	if _, err := NewEnv([]string{"a", CELClockVar}); err == nil || !strings.Contains(err.Error(), "reserved") {
+	if _, err := NewEnv([]string{"a", ClockVar}); err == nil || !strings.Contains(err.Error(), "reserved") {
 		t.Fatalf("newCELEnv = %v, want the name refused as reserved", err)
 	}
 }

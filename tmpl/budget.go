@@ -16,7 +16,7 @@ import (
 //
 //   - Steps: every range iteration and every call of a defined template
 //     ({{ template }}, {{ block }}) is one step; an execution stops past
-//     MaxTemplateSteps. A range spends its length (or its integer) when
+//     MaxSteps. A range spends its length (or its integer) when
 //     it starts, at no cost per iteration; a range over an integer larger
 //     than what is left runs what is left and the execution then fails.
 //     Outside loops and calls a template does work bounded by its source,
@@ -24,47 +24,47 @@ import (
 //   - Function results: every function (the documented set and the
 //     builtins print, printf, println, html, js and urlquery) computes the
 //     size of its result before building it and fails past
-//     MaxTemplateFuncBytes, naming itself and the limit; the results of one
-//     execution together may not exceed MaxTemplateWorkBytes.
-//   - Output: MaxTemplateOutputBytes.
+//     MaxFuncBytes, naming itself and the limit; the results of one
+//     execution together may not exceed MaxWorkBytes.
+//   - Output: MaxOutputBytes.
 //   - Time: range starts, function calls, every 64th step and every 64th
-//     write check the execution's context and MaxTemplateDuration. A
+//     write check the execution's context and MaxDuration. A
 //     cancelled execution stops within a few steps, so a worker that gives
 //     up on a render (timeout, shutdown) also stops the work.
 //
 // At parse, a template whose defined templates call each other in a cycle
-// (recursion) or whose calls, expanded, exceed MaxTemplateSteps is refused
-// (see ParseTemplate). At load, every template of a task config is executed
+// (recursion) or whose calls, expanded, exceed MaxSteps is refused
+// (see Parse). At load, every template of a task config is executed
 // once with sample values under this same budget (see LoadTaskConfig), so a
 // template that can never finish fails validate, not every event.
 const (
-	MaxTemplateSteps     = 1_000_000
-	MaxTemplateFuncBytes = MaxTemplateOutputBytes
-	MaxTemplateWorkBytes = 4 * MaxTemplateOutputBytes
-	MaxTemplateDuration  = 10 * time.Second
+	MaxSteps     = 1_000_000
+	MaxFuncBytes = MaxOutputBytes
+	MaxWorkBytes = 4 * MaxOutputBytes
+	MaxDuration  = 10 * time.Second
 )
 
 // Budget errors; the message of an execution stopped by one names the
 // template and the limit.
 var (
-	ErrTemplateSteps = fmt.Errorf("exceeds the template step budget of %d range iterations and template calls", MaxTemplateSteps)
-	ErrTemplateWork  = fmt.Errorf("function results exceed the template work budget of %d bytes", MaxTemplateWorkBytes)
-	ErrTemplateTime  = fmt.Errorf("runs longer than the template time limit of %v", MaxTemplateDuration)
+	ErrSteps = fmt.Errorf("exceeds the template step budget of %d range iterations and template calls", MaxSteps)
+	ErrWork  = fmt.Errorf("function results exceed the template work budget of %d bytes", MaxWorkBytes)
+	ErrTime  = fmt.Errorf("runs longer than the template time limit of %v", MaxDuration)
 )
 
 // errTemplateFuncLimit is wrapped by the error of a function whose result
-// would exceed MaxTemplateFuncBytes.
-var ErrTemplateFuncLimit = fmt.Errorf("over the template function limit of %d bytes", MaxTemplateFuncBytes)
+// would exceed MaxFuncBytes.
+var ErrFuncLimit = fmt.Errorf("over the template function limit of %d bytes", MaxFuncBytes)
 
 func errTemplateFuncSize(fn string, size int) error {
-	return fmt.Errorf("%s: the result would be %d bytes, %w", fn, size, ErrTemplateFuncLimit)
+	return fmt.Errorf("%s: the result would be %d bytes, %w", fn, size, ErrFuncLimit)
 }
 
 // checkFuncSize fails when a result of size bytes would exceed
-// MaxTemplateFuncBytes. Callers compute size (or an upper bound) before
+// MaxFuncBytes. Callers compute size (or an upper bound) before
 // building the result.
 func checkFuncSize(fn string, size int) error {
-	if size < 0 || size > MaxTemplateFuncBytes {
+	if size < 0 || size > MaxFuncBytes {
 		return errTemplateFuncSize(fn, size)
 	}
 	return nil
@@ -83,7 +83,7 @@ type tmplState struct {
 
 func (s *tmplState) start(ctx context.Context, now time.Time) {
 	s.ctx, s.now = ctx, now
-	s.deadline = time.Now().Add(MaxTemplateDuration)
+	s.deadline = time.Now().Add(MaxDuration)
 	s.steps, s.work, s.err = 0, 0, nil
 }
 
@@ -105,7 +105,7 @@ func (s *tmplState) live() error {
 		return s.fail(context.Cause(s.ctx))
 	}
 	if time.Now().After(s.deadline) {
-		return s.fail(ErrTemplateTime)
+		return s.fail(ErrTime)
 	}
 	return nil
 }
@@ -115,8 +115,8 @@ func (s *tmplState) live() error {
 // declaration: it prints nothing).
 func (s *tmplState) step() (string, error) {
 	s.steps++
-	if s.steps > MaxTemplateSteps {
-		return "", s.fail(ErrTemplateSteps)
+	if s.steps > MaxSteps {
+		return "", s.fail(ErrSteps)
 	}
 	if s.steps%tmplLiveEvery != 0 {
 		return "", nil
@@ -143,7 +143,7 @@ func (s *tmplState) rangeOver(v reflect.Value) (reflect.Value, error) {
 	for (x.Kind() == reflect.Interface || x.Kind() == reflect.Pointer) && !x.IsNil() {
 		x = x.Elem()
 	}
-	left := int64(MaxTemplateSteps - s.steps)
+	left := int64(MaxSteps - s.steps)
 	n := int64(1)
 	switch x.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
@@ -152,13 +152,13 @@ func (s *tmplState) rangeOver(v reflect.Value) (reflect.Value, error) {
 		n = int64(min(x.Uint(), math.MaxInt64))
 	case reflect.Slice, reflect.Array, reflect.Map:
 		if int64(x.Len()) > left {
-			return v, s.fail(ErrTemplateSteps)
+			return v, s.fail(ErrSteps)
 		}
 		n = int64(x.Len())
 	}
 	if n > left {
-		s.fail(ErrTemplateSteps)
-		s.steps = MaxTemplateSteps
+		s.fail(ErrSteps)
+		s.steps = MaxSteps
 		return reflect.ValueOf(int(max(left, 0))), nil
 	}
 	s.steps += int(n)
@@ -168,8 +168,8 @@ func (s *tmplState) rangeOver(v reflect.Value) (reflect.Value, error) {
 // spend charges n bytes of function results.
 func (s *tmplState) spend(n int) error {
 	s.work += n
-	if s.work > MaxTemplateWorkBytes {
-		return s.fail(ErrTemplateWork)
+	if s.work > MaxWorkBytes {
+		return s.fail(ErrWork)
 	}
 	return s.live()
 }
@@ -189,7 +189,7 @@ func (s *tmplState) str(v string, err error) (string, error) {
 // an execution whose integer range was cut short fails even when the rest
 // of it ran.
 func (s *tmplState) stopped(err error) error {
-	if s.err != nil && !errors.Is(err, ErrTemplateTooLarge) {
+	if s.err != nil && !errors.Is(err, ErrTooLarge) {
 		return s.err
 	}
 	return nil

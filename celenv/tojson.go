@@ -20,13 +20,13 @@ const celToJSONOverload = "toJson_dyn"
 // Values the anchor encodes as something else than the value (see
 // celJSONValue) are encoded as their Go counterparts. The encoded size is
 // bounded first by walking v (celJSONBound); a result past
-// MaxTemplateFuncBytes is an error naming toJson and the limit, before
+// tmpl.MaxFuncBytes is an error naming toJson and the limit, before
 // anything is converted or encoded.
 func celToJSON(v ref.Val) ref.Val {
-	if n := celJSONBound(v, tmpl.MaxTemplateFuncBytes); n > tmpl.MaxTemplateFuncBytes {
-		return types.NewErr("toJson: the result would be over the function result limit of %d bytes", tmpl.MaxTemplateFuncBytes)
+	if n := celJSONBound(v, tmpl.MaxFuncBytes); n > tmpl.MaxFuncBytes {
+		return types.NewErr("toJson: the result would be over the function result limit of %d bytes", tmpl.MaxFuncBytes)
 	}
-	native, err := celJSONValue(v, 0)
+	native, err := celJSONValue(v)
 	if err != nil {
 		return types.NewErr("toJson: %v", err)
 	}
@@ -49,13 +49,13 @@ func trackCELToJSON(_ []ref.Val, result ref.Val) *uint64 {
 
 // estimateCELToJSON is toJson's check-time estimate: the size of a dyn
 // value is unknown, so the cost is too; the result is at most
-// MaxTemplateFuncBytes.
+// tmpl.MaxFuncBytes.
 func estimateCELToJSON(_ checker.CostEstimator, _ *checker.AstNode, args []checker.AstNode) *checker.CallEstimate {
 	if len(args) != 1 {
 		return nil
 	}
-	size := checker.SizeEstimate{Min: 1, Max: tmpl.MaxTemplateFuncBytes}
-	return &checker.CallEstimate{CostEstimate: checker.CostEstimate{Min: 1, Max: 1 + tmpl.MaxTemplateFuncBytes}, ResultSize: &size}
+	size := checker.SizeEstimate{Min: 1, Max: tmpl.MaxFuncBytes}
+	return &checker.CallEstimate{CostEstimate: checker.CostEstimate{Min: 1, Max: 1 + tmpl.MaxFuncBytes}, ResultSize: &size}
 }
 
 // celJSONBound is an upper bound of the JSON size of v, walking at most

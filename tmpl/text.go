@@ -34,7 +34,7 @@ func CompileText(l *configfile.ErrorList, t *Text) {
 	if t.Src == "" {
 		return
 	}
-	tmpl, err := ParseTemplate(t.Path, t.Src)
+	tmpl, err := Parse(t.Path, t.Src)
 	if err != nil {
 		l.Add(t.Path, "%v", err)
 		return

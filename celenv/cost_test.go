@@ -2,7 +2,6 @@ package celenv
 
 import (
 	"context"
-	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 	"runtime"
 	"strings"
 	"testing"
@@ -13,22 +12,13 @@ import (
 // s bound, reporting the error and what the evaluation allocated.
 func celEvalBounded(t *testing.T, src string, s string) (error, uint64) {
 	t.Helper()
-	env, err := NewEnv([]string{"s"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var l configfile.ErrorList
-	e := &Expr{Src: src, Path: "params[0].source.expression"}
-	env.Compile(&l, e)
-	if len(l.Errs) > 0 {
-		t.Fatalf("compile: %v", l.Errs)
-	}
+	e := celCompile(t, src, "s")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, _, err = e.Program.ContextEval(ctx, map[string]any{"s": s})
+	_, _, err := e.Program.ContextEval(ctx, map[string]any{"s": s})
 	runtime.ReadMemStats(&after)
 	return err, after.TotalAlloc - before.TotalAlloc
 }

@@ -10,7 +10,7 @@ import (
 
 // templateDataNames are the names every template's data holds besides the
 // config's params, preconditions, captures and payloads.
-var TemplateDataNames = []string{"adapter", "env", "event", "metadata"}
+var DataNames = []string{"adapter", "env", "event", "metadata"}
 
 // RootNames returns the names the template reads from its data's top
 // level: .x where dot is the data (outside range and with bodies) and $.x
@@ -95,7 +95,7 @@ func rootNamesArg(n parse.Node, dotIsRoot bool, out *[][]string) {
 
 // checkTemplateNames reports every root name t reads that the data of an
 // event never holds, as a CEL typo is reported.
-func CheckTemplateNames(l *configfile.ErrorList, t *Template, known []string) {
+func CheckNames(l *configfile.ErrorList, t *Template, known []string) {
 	seen := map[string]bool{}
 	for _, ref := range t.RootNames() {
 		name := ref[strings.IndexByte(ref, '.')+1:]
@@ -104,7 +104,7 @@ func CheckTemplateNames(l *configfile.ErrorList, t *Template, known []string) {
 		}
 		seen[ref] = true
 		l.Add(t.Name, "template uses %s, which is not a param, precondition, capture, payload or built-in (%s)%s",
-			ref, strings.Join(TemplateDataNames, ", "), suggestName(name, known))
+			ref, strings.Join(DataNames, ", "), suggestName(name, known))
 	}
 }
 

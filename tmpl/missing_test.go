@@ -31,7 +31,7 @@ func TestTemplateMissingValueFails(t *testing.T) {
 	}
 	for _, tt := range fails {
 		t.Run(tt.src, func(t *testing.T) {
-			tp, err := ParseTemplate("f.yaml", tt.src)
+			tp, err := Parse("f.yaml", tt.src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,7 +58,7 @@ func TestTemplateMissingValueFails(t *testing.T) {
 	}
 	for _, tt := range works {
 		t.Run(tt.src, func(t *testing.T) {
-			tp, err := ParseTemplate("f.yaml", tt.src)
+			tp, err := Parse("f.yaml", tt.src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +71,7 @@ func TestTemplateMissingValueFails(t *testing.T) {
 }
 
 func TestTemplateMissingValueMessage(t *testing.T) {
-	tp, _ := ParseTemplate("adapter-task-config.yaml:resources[0].manifest.data.release", "v-{{ .releaseVersion }}")
+	tp, _ := Parse("adapter-task-config.yaml:resources[0].manifest.data.release", "v-{{ .releaseVersion }}")
 	_, err := tp.Execute(map[string]any{"releaseVersion": nil}, time.Time{})
 	want := "template: adapter-task-config.yaml:resources[0].manifest.data.release:1:5: {{ .releaseVersion }} has no value"
 	if err == nil || !strings.HasPrefix(err.Error(), want) || !errors.Is(err, ErrMissingValue) {

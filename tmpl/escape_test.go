@@ -32,7 +32,7 @@ func TestURLTemplateEscapesValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.src+" "+tt.id, func(t *testing.T) {
-			tp, err := ParseURLTemplate("url", tt.src)
+			tp, err := ParseURL("url", tt.src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +75,7 @@ func TestJSONTemplateKeepsStructure(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {
-			tp, err := ParseJSONTemplate("body", tt.src)
+			tp, err := ParseJSON("body", tt.src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,15 +108,15 @@ func TestEscapedTemplatesRefusedAtLoad(t *testing.T) {
 		name, src, want string
 		parse           func(string, string) (*Template, error)
 	}{
-		{"url fragment value", "/c/x#{{ .id }}", "'#'", ParseURLTemplate},
-		{"url template call", `{{ define "x" }}{{ .id }}{{ end }}/c/{{ template "x" . }}`, "{{define}}", ParseURLTemplate},
-		{"json literal not JSON", `{"a": 1`, "not valid JSON", ParseJSONTemplate},
-		{"json unclosed string", `{"a": "{{ .id }}}`, "not closed", ParseJSONTemplate},
-		{"json branch opens a string", `{"a": {{ if .x }}"{{ end }}1}`, "{{if}} branch", ParseJSONTemplate},
-		{"json after backslash", `{"a": "\{{ .id }}"}`, "backslash", ParseJSONTemplate},
-		{"json template call", `{{ template "x" . }}`, "{{template}}", ParseJSONTemplate},
-		{"json text after a value", `{{ .status }},x`, "whatever the values", ParseJSONTemplate},
-		{"json two values in a row", `{"a": {{ .x }} {{ .y }}}`, "whatever the values", ParseJSONTemplate},
+		{"url fragment value", "/c/x#{{ .id }}", "'#'", ParseURL},
+		{"url template call", `{{ define "x" }}{{ .id }}{{ end }}/c/{{ template "x" . }}`, "{{define}}", ParseURL},
+		{"json literal not JSON", `{"a": 1`, "not valid JSON", ParseJSON},
+		{"json unclosed string", `{"a": "{{ .id }}}`, "not closed", ParseJSON},
+		{"json branch opens a string", `{"a": {{ if .x }}"{{ end }}1}`, "{{if}} branch", ParseJSON},
+		{"json after backslash", `{"a": "\{{ .id }}"}`, "backslash", ParseJSON},
+		{"json template call", `{{ template "x" . }}`, "{{template}}", ParseJSON},
+		{"json text after a value", `{{ .status }},x`, "whatever the values", ParseJSON},
+		{"json two values in a row", `{"a": {{ .x }} {{ .y }}}`, "whatever the values", ParseJSON},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

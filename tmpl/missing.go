@@ -14,7 +14,7 @@ import (
 // text "<no value>" (missingkey=error only catches a key that is absent).
 // An optional param without a value, a null field of an API answer, an
 // index past what a map holds: each would put "<no value>" into an object
-// that is then sent as if it were right. So ParseTemplate rewrites every
+// that is then sent as if it were right. So Parse rewrites every
 // action that prints: its pipeline ends with tmplValueFunc, which passes
 // the value through unchanged and fails when it is nil, naming the action
 // as written ({{ .releaseVersion }}). text/template adds the template's

@@ -37,7 +37,7 @@ func (t *Template) Reads() (paths [][]string, ok bool) {
 
 // walkTemplates calls f with every *Template of a compiled tree, in a
 // stable order (map keys sorted).
-func WalkTemplates(v any, f func(*Template)) {
+func Walk(v any, f func(*Template)) {
 	switch x := v.(type) {
 	case *Template:
 		f(x)
@@ -48,11 +48,11 @@ func WalkTemplates(v any, f func(*Template)) {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			WalkTemplates(x[k], f)
+			Walk(x[k], f)
 		}
 	case []any:
 		for _, e := range x {
-			WalkTemplates(e, f)
+			Walk(e, f)
 		}
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"text/template/parse"
 )
 
-// ParseURLTemplate compiles an api_call url. It is ParseTemplate with
-// contextual escaping (see template_escape.go): every value printed after
+// ParseURL compiles an api_call url. It is Parse with
+// contextual escaping (see escape.go): every value printed after
 // literal text is escaped for where it sits, so a value can never add a
 // path segment, a query or a fragment:
 //
@@ -23,7 +23,7 @@ import (
 // client then refuses a URL that leaves the configured API (another origin,
 // ".." segments; see hyperfleetapi.Resolver). Values inside {{range}} are
 // always escaped; {{template}} and {{define}} are refused.
-func ParseURLTemplate(name, src string) (*Template, error) {
+func ParseURL(name, src string) (*Template, error) {
 	return parseEscaped(name, src, func(t *parse.Tree) error {
 		_, err := (&urlEscaper{}).list(t.Root, urlLead)
 		return err

@@ -34,10 +34,10 @@ const (
 	escJSONValue  = "_json_value"
 )
 
-// parseEscaped parses src like ParseTemplate, then lets rewrite add the
+// parseEscaped parses src like Parse, then lets rewrite add the
 // escapers to the tree. A literal needs no escaping.
 func parseEscaped(name, src string, rewrite func(*parse.Tree) error) (*Template, error) {
-	t, err := ParseTemplate(name, src)
+	t, err := Parse(name, src)
 	if err != nil || t.Literal {
 		return t, err
 	}
@@ -75,8 +75,8 @@ func printed(v any) (string, error) {
 	return fmt.Sprint(v), nil
 }
 
-// compileTextWith compiles t in place with parse (ParseURLTemplate,
-// ParseJSONTemplate); an empty text stays nil.
+// compileTextWith compiles t in place with parse (ParseURL,
+// ParseJSON); an empty text stays nil.
 func CompileTextWith(l *configfile.ErrorList, t *Text, parse func(name, src string) (*Template, error)) {
 	if t.Src == "" {
 		return

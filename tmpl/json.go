@@ -7,8 +7,8 @@ import (
 	"text/template/parse"
 )
 
-// ParseJSONTemplate compiles an api_call body, which must render JSON. It
-// is ParseTemplate with contextual escaping (see template_escape.go): the
+// ParseJSON compiles an api_call body, which must render JSON. It
+// is Parse with contextual escaping (see escape.go): the
 // literal text is scanned as JSON, and every printed value is escaped for
 // where it sits, so no value can change the body's structure:
 //
@@ -31,7 +31,7 @@ import (
 // and a {{range}} body where it began; {{template}} and {{define}} are
 // refused. A value printed right after a backslash inside a string is
 // refused at load.
-func ParseJSONTemplate(name, src string) (*Template, error) {
+func ParseJSON(name, src string) (*Template, error) {
 	t, err := parseEscaped(name, src, func(t *parse.Tree) error {
 		end, err := escapeJSONList(t.Root, jsonValue)
 		if err == nil && end != jsonValue {

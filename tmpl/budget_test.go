@@ -55,7 +55,7 @@ func tmplRunBounded(t *testing.T, src string, data map[string]any) (out string, 
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		var r result
-		tm, perr := ParseTemplate("bomb", src)
+		tm, perr := Parse("bomb", src)
 		if perr != nil {
 			r.err = perr
 		} else {
@@ -123,7 +123,7 @@ func TestTemplateBombsAreBounded(t *testing.T) {
 // A cancelled context stops an execution at its next step: a worker that
 // gives up on a render (event timeout, shutdown) gets its goroutine back.
 func TestExecuteContextStops(t *testing.T) {
-	tm, err := ParseTemplate("slow", `{{ range .n }}{{ range $.n }}x{{ end }}{{ end }}`)
+	tm, err := Parse("slow", `{{ range .n }}{{ range $.n }}x{{ end }}{{ end }}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestTemplateBudgetAllowsOrdinaryTemplates(t *testing.T) {
 	}
 	data := map[string]any{"l": []any{"x", "y"}, "s": "ac"}
 	for _, tt := range tests {
-		tm, err := ParseTemplate("ok", tt.src)
+		tm, err := Parse("ok", tt.src)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.src, err)
 		}
@@ -175,7 +175,7 @@ func TestTemplateBudgetAllowsOrdinaryTemplates(t *testing.T) {
 // Each template function refuses a result past the cap before building
 // it, naming itself and the limit.
 func TestTemplateFuncsCheckSizeFirst(t *testing.T) {
-	big := strings.Repeat("ab", MaxTemplateFuncBytes/2)
+	big := strings.Repeat("ab", MaxFuncBytes/2)
 	tests := []struct {
 		name string
 		call func() error
@@ -191,17 +191,17 @@ func TestTemplateFuncsCheckSizeFirst(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := tt.call()
-		if err == nil || !strings.Contains(err.Error(), tt.name) || !strings.Contains(err.Error(), fmt.Sprint(MaxTemplateFuncBytes)) {
+		if err == nil || !strings.Contains(err.Error(), tt.name) || !strings.Contains(err.Error(), fmt.Sprint(MaxFuncBytes)) {
 			t.Errorf("%s: err = %v, want one naming the function and the limit", tt.name, err)
 		}
 	}
 }
 
 // A template cannot make the adapter build an unbounded string: output past
-// MaxTemplateOutputBytes stops the execution with an error naming the
+// MaxOutputBytes stops the execution with an error naming the
 // template and the limit.
 func TestTemplateOutputIsBounded(t *testing.T) {
-	tm, err := ParseTemplate("resources[0].manifest", `{{ range 100000000 }}0123456789{{ end }}`)
+	tm, err := Parse("resources[0].manifest", `{{ range 100000000 }}0123456789{{ end }}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestTemplateOutputIsBounded(t *testing.T) {
 	if err == nil || out != "" {
 		t.Fatalf("Execute = %d bytes, %v; want an error", len(out), err)
 	}
-	want := fmt.Sprintf("template: resources[0].manifest: output exceeds the template output limit of %d bytes", MaxTemplateOutputBytes)
+	want := fmt.Sprintf("template: resources[0].manifest: output exceeds the template output limit of %d bytes", MaxOutputBytes)
 	if err.Error() != want {
 		t.Errorf("error %q, want %q", err, want)
 	}
@@ -218,8 +218,8 @@ func TestTemplateOutputIsBounded(t *testing.T) {
 		t.Errorf("took %v", took)
 	}
 	// Exactly the limit is fine.
-	tm, _ = ParseTemplate("p", fmt.Sprintf(`{{ range %d }}0123456789{{ end }}`, MaxTemplateOutputBytes/10))
-	if out, err := tm.Execute(map[string]any{}, time.Time{}); err != nil || len(out) != MaxTemplateOutputBytes/10*10 {
+	tm, _ = Parse("p", fmt.Sprintf(`{{ range %d }}0123456789{{ end }}`, MaxOutputBytes/10))
+	if out, err := tm.Execute(map[string]any{}, time.Time{}); err != nil || len(out) != MaxOutputBytes/10*10 {
 		t.Errorf("at the limit: %d bytes, %v", len(out), err)
 	}
 }
