@@ -98,7 +98,7 @@ func CompileManifestFile(file string, data []byte) (*Manifest, error) {
 	if raw == nil {
 		return nil, fmt.Errorf("%s: empty manifest", file)
 	}
-	c := manifestCompiler{file: file}
+	c := manifestCompiler{file: file, origins: manifestOrigins(file, data)}
 	tree, err := c.compile("", raw)
 	if err != nil {
 		return nil, err
@@ -181,6 +181,9 @@ func NormalizeRendered(name string, raw any) (any, error) {
 // rendered, a rendered manifest into plain values (NormalizeRendered).
 type manifestCompiler struct {
 	file string // set for ref files; prefixes template names
+	// origins places a ref file's templates in it, by template name
+	// (manifestOrigins); nil for inline manifests.
+	origins map[string]*tmpl.Origin
 	// rendered: strings are output, never templates, and the maps and
 	// slices of the input are filled in place (a rendered tree is decoded
 	// for this one use).
@@ -210,7 +213,7 @@ func (c manifestCompiler) compile(path string, v any) (any, error) {
 		if c.rendered || !strings.Contains(x, "{{") {
 			return x, nil
 		}
-		return tmpl.Parse(c.name(path), x)
+		return tmpl.ParseAt(c.name(path), x, c.origins[c.name(path)])
 	case float64:
 		return c.float(path, x)
 	case float32:

@@ -85,7 +85,11 @@ func (t *Template) missingValueError(err error) error {
 	if i := strings.Index(msg, ": executing "); i >= 0 {
 		where = strings.TrimPrefix(msg[:i], "template: ")
 	}
-	return &MissingValueError{Where: where, File: t.where, Action: mv.Action}
+	file := t.where
+	if t.origin != nil {
+		file = "" // the SpotError around it names the file's line and column
+	}
+	return &MissingValueError{Where: where, File: file, Action: mv.Action}
 }
 
 // requireValues rewrites every printing action of every template in t's

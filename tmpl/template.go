@@ -30,6 +30,8 @@ type Template struct {
 	tmpl    *template.Template
 	// where is the file:line the template was written at, when known.
 	where string
+	// origin maps the text onto its file, when known (SetOrigin).
+	origin *Origin
 
 	// clones holds copies of tmpl whose functions are bound to a
 	// per-clone tmplState (the injected clock and the budget), so
@@ -150,11 +152,11 @@ func (t *Template) execute(ctx context.Context, buf *bytes.Buffer, data map[stri
 	t.clones.Put(c)
 	switch {
 	case errors.Is(err, ErrTooLarge):
-		return fmt.Errorf("template: %s: %w", t.Name, err)
+		return t.spotError(fmt.Errorf("template: %s: %w", t.Name, err))
 	case stopped != nil:
-		return fmt.Errorf("template: %s: %w", t.Name, stopped)
+		return t.spotError(fmt.Errorf("template: %s: %w", t.Name, stopped))
 	}
-	return t.missingValueError(err)
+	return t.spotError(t.missingValueError(err))
 }
 
 // clone returns a pooled copy of the template whose functions are bound to

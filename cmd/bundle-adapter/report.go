@@ -9,6 +9,7 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/adapter"
 	"github.com/bundle-adapter/bundle-adapter/hyperfleetapi/apistub"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/memmaestro"
+	"github.com/bundle-adapter/bundle-adapter/tmpl"
 )
 
 // dryRunReport is the --output json contract of dry-run.
@@ -83,6 +84,9 @@ func (r *dryRunReport) writeText(w io.Writer) error {
 	}
 	if r.Error != nil {
 		fmt.Fprintf(w, "  first error: phase %s, step %s: %s\n", r.Error.Phase, r.Error.Step, r.Error.Message)
+		if c := tmpl.Caret(r.Error, "    "); c != "" {
+			fmt.Fprintln(w, c)
+		}
 	}
 	fmt.Fprintln(w, "bundles:")
 	for _, b := range r.Bundles {
