@@ -96,3 +96,17 @@ func redactValue(v reflect.Value) {
 // whose password holds an unescaped '/', '?' or '#'
 // ("amqp://user:1234/S3CRET@host/" prints "amqp://user:REDACTED@host/").
 func RedactURL(s string) string { return secret.RedactURL(s) }
+
+// DumpTask writes the task config as loaded, as YAML: this adapter's
+// spelling, every default filled in, refs as written (task/dump.go). Its
+// values are the config's own text (templates, CEL, literals): a secret is
+// never in it, as the task config names env variables and files, not their
+// values.
+func (c *Config) DumpTask(w io.Writer) error {
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(c.Task); err != nil {
+		return err
+	}
+	return enc.Close()
+}
