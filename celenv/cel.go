@@ -87,7 +87,7 @@ func (c *Env) Compile(l *configfile.ErrorList, e *Expr) {
 	}
 	ast, iss := c.env.Compile(e.Src)
 	if iss.Err() != nil {
-		l.AddAt(e.Path, e.Line, "CEL: %s", oneLine(iss.Err().Error()))
+		compileError(l, e, iss, c.Names)
 		return
 	}
 	c.checkCELEnvReads(l, e, ast.NativeRep().Expr())
@@ -132,7 +132,7 @@ func CompileResponseExpr(l *configfile.ErrorList, e *Expr) {
 	}
 	ast, iss := responseEnv.Parse(e.Src)
 	if iss.Err() != nil {
-		l.AddAt(e.Path, e.Line, "CEL: %s", oneLine(iss.Err().Error()))
+		compileError(l, e, iss, nil)
 		return
 	}
 	(&Env{env: responseEnv}).program(l, e, ast)

@@ -13,6 +13,9 @@ type Expr struct {
 	Src  string
 	Path string
 	Line int
+	// Segments place Src in its file (configfile.ScalarSegments), so a
+	// compile error names the file's line and column; nil when unknown.
+	Segments []configfile.Segment
 
 	// Program is ready to evaluate; safe for concurrent use.
 	Program cel.Program
@@ -51,6 +54,9 @@ func (e *Expr) DecodeNode(d *configfile.Decoder, n *yaml.Node, path string) {
 		return
 	}
 	e.Src, e.Path, e.Line = n.Value, path, n.Line
+	if d.Errs.Source != nil {
+		e.Segments = configfile.ScalarSegments(n, d.Errs.Source)
+	}
 }
 
 // MarshalYAML writes the expression as written.

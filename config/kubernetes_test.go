@@ -149,8 +149,8 @@ func TestUndeclaredReferenceInOptionalParam(t *testing.T) {
 	}
 	_, err = LoadTaskConfig(kubeFile("undeclared-required.yaml"))
 	assertErrors(t, err, []string{
-		`undeclared-required.yaml:8: params[1].source.expression: CEL: 1:1: undeclared reference to 'non_existent'`,
-		`undeclared-required.yaml:11: params[2].source.expression: CEL:`,
+		`undeclared-required.yaml:8:20: params[1].source.expression: CEL: 1:1: undeclared reference to 'non_existent'`,
+		`undeclared-required.yaml:11:31: params[2].source.expression: CEL:`,
 	})
 }
 

@@ -57,8 +57,8 @@ func TestBrokenTaskConfigs(t *testing.T) {
 		{"unknown-key.yaml", []string{`unknown-key.yaml:7: resources[0].discovry: unknown field "discovry"; did you mean "discovery"?`}},
 		{"recreate-without-discovery.yaml", []string{`recreate-without-discovery.yaml:11: resources[0].lifecycle.recreate: requires a discovery block`}},
 		{"bad-cel.yaml", []string{
-			`bad-cel.yaml:5: preconditions[0].expression: CEL: 1:1: undeclared reference to 'clusterID'`,
-			`bad-cel.yaml:12: resources[0].lifecycle.delete.when.expression: CEL: 1:15: Syntax error`,
+			`bad-cel.yaml:5:18: preconditions[0].expression: CEL: 1:1: undeclared reference to 'clusterID' (did you mean 'clusterId'?)`,
+			`bad-cel.yaml:12:50: resources[0].lifecycle.delete.when.expression: CEL: 1:15: Syntax error`,
 		}},
 		{"bad-template.yaml", []string{
 			`bad-template.yaml:5: resources[0].transport.maestro.target_cluster: `,

@@ -5,6 +5,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 	"github.com/bundle-adapter/bundle-adapter/tmpl"
 )
 
@@ -35,54 +36,10 @@ func manifestOrigins(file string, data []byte) map[string]*tmpl.Origin {
 			}
 		case yaml.ScalarNode:
 			if strings.Contains(n.Value, "{{") {
-				out[c.name(path)] = &tmpl.Origin{File: file, Segments: scalarSegments(n, lines)}
+				out[c.name(path)] = &tmpl.Origin{File: file, Segments: configfile.ScalarSegments(n, lines)}
 			}
 		}
 	}
 	walk(doc.Content[0], "")
 	return out
-}
-
-// scalarSegments maps a scalar's text onto the file's lines. A scalar on
-// one line is one segment from its first character (after the quote). A
-// block scalar (| or >) starts on the line after its header, each line at
-// the block's indentation; a folded block or a flow scalar over several
-// lines joins them with one byte each (a space or a newline), so each file
-// line starts one byte after the previous one's text ends. Escapes in a
-// double-quoted scalar are not undone: its columns past one are near.
-func scalarSegments(n *yaml.Node, lines []string) []tmpl.Segment {
-	src := func(l int) string {
-		if l >= 1 && l <= len(lines) {
-			return lines[l-1]
-		}
-		return ""
-	}
-	col := n.Column
-	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-		col++
-	}
-	block := n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0
-	var segs []tmpl.Segment
-	first, indent := n.Line, 0
-	if block {
-		first = n.Line + 1
-		indent = len(src(first)) - len(strings.TrimLeft(src(first), " "))
-	}
-	off := 0
-	for l := first; l <= len(lines) && off <= len(n.Value); l++ {
-		text := src(l)
-		start := indent
-		if !block && l == n.Line {
-			start = col - 1
-		} else if !block {
-			start = len(text) - len(strings.TrimLeft(text, " "))
-		}
-		if block && strings.TrimSpace(text) != "" && len(text)-len(strings.TrimLeft(text, " ")) < indent {
-			break // the block ended
-		}
-		start = min(start, len(text))
-		segs = append(segs, tmpl.Segment{Start: off, Line: l, Col: start + 1, Source: text})
-		off += len(text) - start + 1
-	}
-	return segs
 }

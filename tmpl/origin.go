@@ -5,51 +5,18 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
+
+	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
 )
 
 // Origin is where a template's text stands in the file it was written in,
 // so that an error names the file's line and column, not the text's: a
 // template in a YAML scalar starts after its key, a block scalar's text
 // starts on the next line, and a folded one joins several file lines
-// into one line of text.
+// into one line of text (configfile.ScalarSegments).
 type Origin struct {
-	File string
-	// Segments map the text onto the file: each starts at a byte offset of
-	// the text and stands at a file line and column; offsets increase.
-	Segments []Segment
-}
-
-// Segment is a run of the template's text that stands on one file line.
-type Segment struct {
-	Start     int    // byte offset in the template's text
-	Line, Col int    // 1-based file line and column of the byte at Start
-	Source    string // that file line as written, for a caret
-}
-
-// at maps a 1-based line and 0-based byte column of the text to the
-// segment holding it and the file column.
-func (o *Origin) at(src string, line, col int) (Segment, int, bool) {
-	off := 0
-	for i := 1; i < line; i++ {
-		j := strings.IndexByte(src[off:], '\n')
-		if j < 0 {
-			return Segment{}, 0, false
-		}
-		off += j + 1
-	}
-	off += col
-	seg := -1
-	for i, s := range o.Segments {
-		if s.Start <= off {
-			seg = i
-		}
-	}
-	if seg < 0 {
-		return Segment{}, 0, false
-	}
-	s := o.Segments[seg]
-	return s, s.Col + off - s.Start, true
+	File     string
+	Segments []configfile.Segment
 }
 
 // SetOrigin records where the template stands in its file (see Origin);
@@ -97,12 +64,10 @@ func (e *SpotError) Unwrap() error { return e.Err }
 // line indented by indent; "" when err has no spot.
 func Caret(err error, indent string) string {
 	var se *SpotError
-	if !errors.As(err, &se) || se.Source == "" || se.Col < 1 {
+	if !errors.As(err, &se) {
 		return ""
 	}
-	src := strings.ReplaceAll(se.Source, "\t", " ")
-	pad := min(se.Col-1, len(src))
-	return indent + src + "\n" + indent + strings.Repeat(" ", pad) + "^"
+	return configfile.Caret(se.Source, se.Col, indent)
 }
 
 // tmplPlace finds "NAME:LINE:COL" (an execution error) or "NAME:LINE" (a
@@ -134,7 +99,7 @@ func (t *Template) spotError(err error) error {
 // SpotAt is err at line (1-based) and col (0-based byte) of a template's
 // text src that stands at o in its file; err itself when o cannot place it.
 func SpotAt(o *Origin, src string, line, col int, err error) error {
-	s, fcol, ok := o.at(src, line, col)
+	s, fcol, ok := configfile.SegmentAt(o.Segments, src, line, col)
 	if !ok {
 		return err
 	}

@@ -53,13 +53,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // printError prints config errors one per line, each naming file, line and
-// field, and any other error on one line.
+// field (and column, with the line and a caret under it on the next two
+// lines, when known), and any other error on one line.
 func printError(w io.Writer, err error) {
 	var ce configfile.Errors
 	if errors.As(err, &ce) {
 		fmt.Fprintf(w, "invalid configuration (%d problems):\n", len(ce))
 		for _, e := range ce {
 			fmt.Fprintln(w, "  "+e.Error())
+			if c := configfile.Caret(e.Source, e.Col, "    "); c != "" {
+				fmt.Fprintln(w, c)
+			}
 		}
 		return
 	}

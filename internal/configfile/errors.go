@@ -14,6 +14,10 @@ type FieldError struct {
 	Path string
 	Line int
 	Msg  string
+	// Col is the 1-based column of the problem on Line, when known, and
+	// Source that line as written (for a caret, Caret).
+	Col    int
+	Source string
 }
 
 func (e FieldError) Error() string {
@@ -21,6 +25,9 @@ func (e FieldError) Error() string {
 	b.WriteString(e.File)
 	if e.Line > 0 {
 		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Col > 0 {
+			fmt.Fprintf(&b, ":%d", e.Col)
+		}
 	}
 	if e.Path != "" {
 		b.WriteString(": ")
@@ -65,6 +72,9 @@ type ErrorList struct {
 	Lines map[string]int
 	Errs  Errors
 	Warns Errors
+	// Source is the file's text split into lines, when read (ReadYAML):
+	// what errors at a column quote.
+	Source []string
 }
 
 func NewErrorList(file string) *ErrorList {
@@ -86,6 +96,12 @@ func (l *ErrorList) Warn(path, format string, args ...any) {
 // addAt records a problem at an explicit line.
 func (l *ErrorList) AddAt(path string, line int, format string, args ...any) {
 	l.Errs = append(l.Errs, FieldError{File: l.file, Path: path, Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+// AddSpot records a problem at a line and column of the file, with that
+// line as written (s: Segment.Source) for a caret.
+func (l *ErrorList) AddSpot(path string, s Segment, col int, format string, args ...any) {
+	l.Errs = append(l.Errs, FieldError{File: l.file, Path: path, Line: s.Line, Col: col, Source: s.Source, Msg: fmt.Sprintf(format, args...)})
 }
 
 func (l *ErrorList) LineOf(path string) int {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -26,6 +27,7 @@ func ReadYAML(path string, l *ErrorList) (*yaml.Node, error) {
 		return nil, Errors{{File: path, Msg: "file is empty (no YAML document, or a null one)"}}
 	}
 	l.Lines[""] = 1
+	l.Source = strings.Split(string(data), "\n")
 	return root, nil
 }
 
