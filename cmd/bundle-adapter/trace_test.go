@@ -177,3 +177,41 @@ func TestTraceRedactsSecrets(t *testing.T) {
 		})
 	}
 }
+
+// Each precondition that ran shows its result and the values its captures
+// bound: met with the gcp example's answer, not met (with the skip
+// reason's details, and no resource reached) when the cluster has no name.
+func TestTracePreconditions(t *testing.T) {
+	gcp := ex + "gcp/"
+	noName := filepath.Join(t.TempDir(), "api-responses.json")
+	if err := os.WriteFile(noName, []byte(`{"GET /api/hyperfleet/v1/clusters/c1": {"status": 200, "body": {"id": "c1"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, answers string
+		want          []string
+	}{
+		{name: "met", answers: gcp + "dryrun/api-responses.json", want: []string{
+			"    clusterStatus: met\n      captured clusterName = \"demo-gcp\"\n      captured region = \"europe-west1\"\n      captured is_deleting = false\n",
+		}},
+		{name: "not met", answers: noName, want: []string{
+			"    clusterStatus: not met: clusterName exists  (actual: <nil>)\n      captured clusterName = null\n",
+			"  resources: none\n",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("GCP_MAESTRO_CONSUMER", "")
+			code, out, errOut := runCLI(t, "dry-run", "--config", gcp+"adapter-config.yaml", "--task-config", gcp+"task-config.yaml",
+				"--event", gcp+"dryrun/event.json", "--api-responses", tt.answers, "--now", traceNow, "--trace")
+			if code != 0 {
+				t.Fatalf("exit %d: %s%s", code, out, errOut)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}

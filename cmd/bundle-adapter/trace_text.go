@@ -69,7 +69,7 @@ func writeTraceText(w io.Writer, t *traceReport) {
 			fmt.Fprintf(w, "    %-*s   error: %s\n", width, "", p.Error)
 		}
 	}
-	fmt.Fprintln(w, "  preconditions:")
+	fmt.Fprintln(w, "  preconditions:"+none(len(t.Preconditions)))
 	for _, pc := range t.Preconditions {
 		line := pc.Result
 		if pc.Details != "" {
@@ -88,7 +88,7 @@ func writeTraceText(w io.Writer, t *traceReport) {
 	} else {
 		fmt.Fprintln(w, "  generation: not checked (the event or the API answers carry none)")
 	}
-	fmt.Fprintln(w, "  resources:")
+	fmt.Fprintln(w, "  resources:"+none(len(t.Resources)))
 	for _, r := range t.Resources {
 		writeTraceResource(w, r)
 	}
@@ -162,6 +162,14 @@ func writeTraceResource(w io.Writer, r adapter.TraceResource) {
 		fmt.Fprintln(w, "      rendered:")
 		writeYAML(w, "        ", r.Rendered)
 	}
+}
+
+// none marks an empty section of the trace: nothing of it ran.
+func none(n int) string {
+	if n == 0 {
+		return " none"
+	}
+	return ""
 }
 
 // compactJSON is v on one line, as JSON.
