@@ -27,7 +27,7 @@ func (r *eventRun) resolveParams(ctx context.Context) bool {
 	bound := map[string]bool{}
 	for i := range r.p.task.Params {
 		p := &r.p.task.Params[i]
-		v, err := r.paramValue(ctx, p)
+		v, defaulted, err := r.paramValue(ctx, p)
 		if err == nil {
 			v, err = convertParam(p, v)
 		}
@@ -44,10 +44,14 @@ func (r *eventRun) resolveParams(ctx context.Context) bool {
 			// value. API failures stay errors (retried).
 			r.log.Warn("optional param has no value, default used", "param", p.Name, "error", err.Error())
 			v, err = convertParam(p, p.Default)
+			defaulted = p.Default != nil
 		}
 		if err != nil && p.Source.APICall != nil && IsResourceNotFound(err) {
 			r.resourceGone("params", p.Name, err)
 			return false
+		}
+		if r.trace != nil {
+			r.traceParam(i, v, defaulted, err == nil && (v != nil || !bound[p.Name]), err)
 		}
 		if err != nil {
 			r.phaseError("params", p.Name, err)
@@ -85,7 +89,9 @@ func (e *missingEventField) Error() string {
 	return fmt.Sprintf("required param %q: the event has no %s", e.param, e.path)
 }
 
-func (r *eventRun) paramValue(ctx context.Context, p *task.Param) (any, error) {
+// paramValue is p's value before its type is applied, and whether it is
+// p's default.
+func (r *eventRun) paramValue(ctx context.Context, p *task.Param) (any, bool, error) {
 	src := p.Source
 	var v any
 	switch {
@@ -94,18 +100,19 @@ func (r *eventRun) paramValue(ctx context.Context, p *task.Param) (any, error) {
 		body, err := r.callAPI(ctx, src.APICall)
 		endParam(span, p.Name, err)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		return decodeJSON(body)
+		v, err := decodeJSON(body)
+		return v, false, err
 	case src.Expression != nil:
 		var err error
 		if v, err = r.eval(ctx, src.Expression); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	case src.File != nil:
 		var err error
 		if v, err = readFileSource(src.File); err != nil {
-			return nil, fmt.Errorf("param %q: %w", p.Name, err)
+			return nil, false, fmt.Errorf("param %q: %w", p.Name, err)
 		}
 	case src.Kind == task.PathEnv:
 		if s, ok := r.p.env(src.Root); ok {
@@ -119,7 +126,7 @@ func (r *eventRun) paramValue(ctx context.Context, p *task.Param) (any, error) {
 			break
 		}
 		if _, ok := base.(map[string]any); !ok && base != nil {
-			return nil, fmt.Errorf("param %q: %s is not an object (%T), cannot read %s from it", p.Name, src.Root, base, src.Path)
+			return nil, false, fmt.Errorf("param %q: %s is not an object (%T), cannot read %s from it", p.Name, src.Root, base, src.Path)
 		}
 		v = lookupPath(base, src.Field)
 	case src.Kind == task.PathConfig:
@@ -129,20 +136,21 @@ func (r *eventRun) paramValue(ctx context.Context, p *task.Param) (any, error) {
 	default:
 		v = lookupPath(r.vars["event"], src.Field)
 	}
+	defaulted := false
 	if s, ok := v.(string); ok && s == "" && p.Default != nil {
-		v = p.Default // an empty string takes the default too, as in hyperfleet-adapter
+		v, defaulted = p.Default, true // an empty string takes the default too, as in hyperfleet-adapter
 	}
 	if v == nil && p.Default != nil {
-		v = p.Default
+		v, defaulted = p.Default, true
 	}
 	if v == nil && p.Required {
 		if src.Kind == task.PathEvent {
 			r.result.InvalidEvent = true
-			return nil, &missingEventField{param: p.Name, path: src.Path}
+			return nil, false, &missingEventField{param: p.Name, path: src.Path}
 		}
-		return nil, fmt.Errorf("required param %q has no value (source %s)", p.Name, describeSource(src))
+		return nil, false, fmt.Errorf("required param %q has no value (source %s)", p.Name, describeSource(src))
 	}
-	return v, nil
+	return v, defaulted, nil
 }
 
 func describeSource(s task.ParamSource) string {

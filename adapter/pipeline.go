@@ -70,6 +70,12 @@ type Options struct {
 	// remembered (task.Manifest.Reads): one that uses now, or reads its
 	// data whole, is rendered on every event.
 	FingerprintMemo int
+	// Trace, when true, records what each event computed in its
+	// Result.Trace (EventTrace): params, preconditions, each resource's
+	// discovery, rendered object, rules and decision, the status body;
+	// secrets redacted. It only observes: the event runs the same. False
+	// (serve): nothing is recorded and it costs nothing.
+	Trace bool
 }
 
 // DefaultCELTimeout is the CEL evaluation timeout when Options.CELTimeout
@@ -97,6 +103,9 @@ type Pipeline struct {
 	celTimeout      time.Duration
 	templateTimeout time.Duration
 	tracer          trace.Tracer
+	// secretParams: Options.Trace is set; per param, whether the trace
+	// redacts its value (trace_secrets.go). nil: no trace.
+	secretParams []bool
 
 	recreations *recreations // seen pending, for reporting only (recreations.go)
 
@@ -162,6 +171,9 @@ func New(o Options) (*Pipeline, error) {
 		clock: o.Clock, env: o.LookupEnv, log: o.Logger, celTimeout: o.CELTimeout,
 		templateTimeout: o.TemplateTimeout, config: o.Config, tracer: o.Tracer,
 		recreations: newRecreations(), adoptions: bundles.NewMemo(DefaultAdoptions), transports: transportsOf(o.Task)}
+	if o.Trace {
+		p.secretParams = secretParams(o.Task)
+	}
 	p.viewServes = p.view != nil && viewCanServe(o.Task)
 	p.apiReads = p.apiReadNames()
 	if p.maestro != nil {
@@ -239,6 +251,9 @@ func (p *Pipeline) Run(ctx context.Context, ev Event) *Result {
 	r.result.MaestroRequests = int(requests.maestro.Load())
 	r.result.KubeRequests = int(requests.kube.Load())
 	r.result.finish()
+	if r.trace != nil {
+		r.finishTrace()
+	}
 	return r.result
 }
 

@@ -19,6 +19,9 @@ func (r *eventRun) checkPreconditions(ctx context.Context) bool {
 	for i := range r.p.task.Preconditions {
 		pc := &r.p.task.Preconditions[i]
 		met, err := r.precondition(ctx, pc)
+		if r.trace != nil {
+			r.traceCheck(ctx, pc, met, err)
+		}
 		if err != nil && pc.APICall != nil && IsResourceNotFound(err) {
 			r.resourceGone("preconditions", pc.Name, err)
 			return false

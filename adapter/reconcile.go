@@ -30,6 +30,8 @@ type bundle struct {
 	rendered    bool
 
 	out Outcome
+	// trace records the resource when the event is traced; nil otherwise.
+	trace *TraceResource
 }
 
 // reconcileBundles pre-discovers every bundle (one read per transport for
@@ -44,12 +46,18 @@ func (r *eventRun) reconcileBundles(ctx context.Context) {
 	r.discover(ctx, bs)
 	for _, b := range bs {
 		bctx, span := r.p.startSpan(ctx, SpanBundle)
+		if r.trace != nil {
+			b.trace = &TraceResource{Discovered: traceDiscovered(b.obs), Rules: []TraceRule{}}
+		}
 		if b.out.State != StateFailed {
 			r.reconcile(bctx, b)
 		}
 		endBundle(span, &b.out)
 		r.result.Bundles = append(r.result.Bundles, b.out)
 		r.bundles[b.res.Name] = b.out.celValue()
+		if b.trace != nil {
+			r.traceResource(b)
+		}
 	}
 }
 
@@ -89,6 +97,9 @@ func (r *eventRun) observe(b *bundle, o observation) { b.t.observe(r, b, o) }
 // and the next event continues where this one stopped.
 func (r *eventRun) reconcile(ctx context.Context, b *bundle) {
 	d, err := decide(b.obs, func() (string, error) { return b.t.desiredFingerprint(r, b) }, r.rules(ctx, b))
+	if b.trace != nil {
+		b.traceDecision(d, err)
+	}
 	b.out.Operation = d.op
 	if err != nil {
 		r.fail(b, b.t.reason(err), err)
@@ -153,6 +164,11 @@ func (r *eventRun) rules(ctx context.Context, b *bundle) rules {
 	}
 	if lc.Recreate != nil {
 		out.recreateWhen = func() (bool, error) { return r.evalRule(ctx, lc.Recreate.When.Compiled, "lifecycle.recreate.when") }
+	}
+	if b.trace != nil {
+		out.createWhen = traceRule(b.trace, "lifecycle.create.when", out.createWhen)
+		out.deleteWhen = traceRule(b.trace, "lifecycle.delete.when", out.deleteWhen)
+		out.recreateWhen = traceRule(b.trace, "lifecycle.recreate.when", out.recreateWhen)
 	}
 	return out
 }

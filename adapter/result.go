@@ -73,6 +73,9 @@ type Result struct {
 	NullLeaves map[string]int
 	// Generation is what the stale guard compared (stale.go).
 	Generation GenerationCheck
+	// Trace is what the event computed, phase by phase; nil unless
+	// Options.Trace is set.
+	Trace *EventTrace
 }
 
 // Disposition classifies the result for the broker.

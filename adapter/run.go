@@ -44,6 +44,9 @@ type eventRun struct {
 	gone bool
 	// payload is the name of the payload being built (see nullLeaf).
 	payload string
+	// trace records the event when the pipeline traces (Options.Trace);
+	// nil otherwise.
+	trace *EventTrace
 }
 
 func newRun(p *Pipeline, ev Event) *eventRun {
@@ -83,6 +86,9 @@ func newRun(p *Pipeline, ev Event) *eventRun {
 		if s, ok := p.env(v.Name); ok {
 			r.env[v.Name] = s
 		}
+	}
+	if p.secretParams != nil {
+		r.trace = &EventTrace{}
 	}
 	r.data = map[string]any{"adapter": map[string]any{"name": p.info.Name, "version": p.info.Version}, "metadata": meta, "event": event, "env": r.env}
 	return r

@@ -39,7 +39,7 @@ func TestGoldens(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(f, func(t *testing.T) {
-			got := recordGolden(t, f)
+			got := recordGolden(t, f, false)
 			path := filepath.Join("testdata", "goldens", strings.ReplaceAll(strings.TrimSuffix(f, ".yaml"), "/", "__")+".json")
 			if *updateGoldens {
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -56,6 +56,23 @@ func TestGoldens(t *testing.T) {
 			}
 			if !bytes.Equal(got, want) {
 				t.Errorf("%s: the pipeline's calls, outcomes or payloads changed from %s:\n%s", f, path, firstDiff(want, got))
+			}
+		})
+	}
+}
+
+// The trace only observes (adapter.Options.Trace): every case of every
+// test file, run traced, does exactly what its golden records.
+func TestGoldensTraced(t *testing.T) {
+	for _, f := range goldenTestFiles(t) {
+		t.Run(f, func(t *testing.T) {
+			path := filepath.Join("testdata", "goldens", strings.ReplaceAll(strings.TrimSuffix(f, ".yaml"), "/", "__")+".json")
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("no golden for %s: %v", f, err)
+			}
+			if got := recordGolden(t, f, true); !bytes.Equal(got, want) {
+				t.Errorf("%s traced: the pipeline's calls, outcomes or payloads differ from %s:\n%s", f, path, firstDiff(want, got))
 			}
 		})
 	}
@@ -99,7 +116,9 @@ type goldenStep struct {
 	KubeCalls  int               `json:"kube_requests"`
 }
 
-func recordGolden(t *testing.T, file string) []byte {
+// recordGolden runs every case of file, traced (adapter.Options.Trace) or
+// not, and records what the pipeline did.
+func recordGolden(t *testing.T, file string, traced bool) []byte {
 	t.Helper()
 	l, err := load(filepath.Join("..", file))
 	if err != nil {
@@ -111,6 +130,7 @@ func recordGolden(t *testing.T, file string) []byte {
 		o.Maestro = recMaestro{rec, o.Maestro}
 		o.Kube = recKube{rec, o.Kube}
 		o.API = recAPI{rec, o.API}
+		o.Trace = traced
 	}
 	var steps []goldenStep
 	for _, c := range l.cases {
@@ -122,6 +142,9 @@ func recordGolden(t *testing.T, file string) []byte {
 			}
 			if a := o.actual; a != nil {
 				res := a.result
+				if (res.Trace != nil) != traced {
+					t.Errorf("%s, case %q, step %d: traced %v, but the result's Trace is %v", file, c.name, i, traced, res.Trace)
+				}
 				g.Outcomes, g.Execution, g.Payloads = res.Bundles, res.ExecutionStatus, res.Payloads
 				g.NullLeaves, g.Requests, g.KubeCalls = res.NullLeaves, res.MaestroRequests, res.KubeRequests
 				for _, e := range res.Errors {

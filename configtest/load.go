@@ -29,8 +29,11 @@ type loaded struct {
 	cfg   *config.Config
 	cases []loadedCase
 	// wrap, when set, changes the options of each pipeline a case builds
-	// (the golden recorder wraps the clients); nil in every run of Run.
+	// (the golden recorder wraps the clients; Options.Trace turns the
+	// trace on).
 	wrap func(*adapter.Options)
+	// traced receives each step's result under Options.Trace.
+	traced func(TracedStep)
 }
 
 type loadedCase struct {

@@ -46,6 +46,8 @@ type caseRun struct {
 	warns *memrun.Warnings
 	in    Inputs
 	now   time.Time
+	// last is the result of the last step run.
+	last *adapter.Result
 }
 
 // apiSwitch is the pipeline's HyperFleet API: each step answers from its
@@ -88,11 +90,15 @@ func (t *loaded) runCase(c loadedCase) []stepOutcome {
 	r := &caseRun{t: t, in: t.file.Defaults}
 	r.in.Env = maps.Clone(r.in.Env)
 	var out []stepOutcome
-	for _, s := range c.steps {
+	for i, s := range c.steps {
 		o := stepOutcome{step: s}
 		seen := r.warnCount()
+		r.last = nil
 		act, err := r.step(s)
 		o.warnings = r.warnsSince(seen)
+		if t.traced != nil && r.last != nil {
+			t.traced(TracedStep{File: t.path, Case: c.name, Step: i + 1, StepName: s.Name, Result: r.last, Warnings: o.warnings})
+		}
 		if err != nil {
 			o.invalid = err
 			return append(out, o)
@@ -149,6 +155,7 @@ func (r *caseRun) step(s *Step) (*actual, error) {
 		r.pipeline = p
 	}
 	res := r.pipeline.Run(context.Background(), ev)
+	r.last = res
 	a, err := r.collect(res)
 	if a != nil {
 		a.apiCalls = r.api.calls

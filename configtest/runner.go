@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/bundle-adapter/bundle-adapter/adapter"
 )
 
 // Exit codes of Run.
@@ -28,6 +30,22 @@ type Options struct {
 	// Update rewrites the expectations of failing cases with what the
 	// cases produced, in the test files themselves.
 	Update bool
+	// Trace, when set, runs every pipeline with adapter.Options.Trace and
+	// is called after each step with the step's result (its Trace set)
+	// and warnings: `bundle-adapter test --trace` prints them. Nil: no
+	// trace is recorded.
+	Trace func(s TracedStep)
+}
+
+// TracedStep is one step run under Options.Trace: where it is (the test
+// file, the case, the step's index from 1 and its name) and how its event
+// ended.
+type TracedStep struct {
+	File, Case string
+	Step       int
+	StepName   string
+	Result     *adapter.Result
+	Warnings   []string
 }
 
 // caseReport is how one case ended.
@@ -155,6 +173,10 @@ func runFile(path string, o Options) *fileReport {
 		return fr
 	}
 	fr.inputs = append(fr.inputs, t.docFiles()...)
+	if o.Trace != nil {
+		t.wrap = func(opts *adapter.Options) { opts.Trace = true }
+		t.traced = o.Trace
+	}
 	var edits []edit
 	for _, c := range t.cases {
 		cstart := time.Now()

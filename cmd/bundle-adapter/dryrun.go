@@ -30,6 +30,8 @@ type dryRunFlags struct {
 	// kubeState and kubeStateOut chain the in-memory API server of the
 	// kubernetes resources as maestroState/stateOut chain Maestro's.
 	kubeState, kubeStateOut string
+	// trace adds what the event computed, phase by phase (adapter.Options.Trace).
+	trace bool
 }
 
 func newDryRunCmd() *cobra.Command {
@@ -56,6 +58,7 @@ Exit codes: 0 the event was processed (whatever its outcome), 2 invalid config,
 	fs.StringVar(&f.kubeStateOut, "kube-state-out", "", "write the final API server state here (same format)")
 	fs.StringVar(&f.now, "now", "", "fix the clock (RFC3339)")
 	fs.StringVar(&f.output, "output", "text", "json or text")
+	fs.BoolVar(&f.trace, "trace", false, "also show what the event computed: each param's value (secrets redacted), source and default, each precondition's result and captures, each resource's discovery, rendered object, rules and decision, the payloads and the warnings")
 	return cmd
 }
 
@@ -84,7 +87,9 @@ func (f *dryRunFlags) run(cmd *cobra.Command) error {
 		return err
 	}
 	warns := &memrun.Warnings{}
-	p, err := memrun.NewPipeline(cfg, memrun.Fakes{Maestro: store, Kube: kube, API: api, Warnings: warns}, clock, nil)
+	opts := memrun.PipelineOptions(cfg, memrun.Fakes{Maestro: store, Kube: kube, API: api, Warnings: warns}, clock, nil)
+	opts.Trace = f.trace
+	p, err := adapter.New(opts)
 	if err != nil {
 		return err
 	}
@@ -98,6 +103,10 @@ func (f *dryRunFlags) run(cmd *cobra.Command) error {
 	report := newReport(res, store.Calls(), api.Calls())
 	report.addKubeCalls(kube.Calls())
 	report.Warnings = warns.List()
+	report.Trace = newTraceReport(res.Trace, report.Warnings)
+	if report.Trace != nil {
+		report.Warnings = report.Trace.Warnings
+	}
 	if f.output == "json" {
 		return report.writeJSON(cmd.OutOrStdout())
 	}

@@ -32,6 +32,9 @@ type dryRunReport struct {
 	// optional param without a value and its default used, a payload
 	// leaf sent as null), each "message key=value ...".
 	Warnings []string `json:"warnings,omitempty"`
+	// Trace is what the event computed, phase by phase (--trace); absent
+	// without it.
+	Trace *traceReport `json:"trace,omitempty"`
 }
 
 type reportEvent struct {
@@ -118,11 +121,12 @@ func (r *dryRunReport) writeText(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "  %s %s%s\n", c.Method, c.Path, body)
 	}
-	if len(r.Warnings) > 0 {
+	if len(r.Warnings) > 0 && r.Trace == nil {
 		fmt.Fprintln(w, "warnings:")
 		for _, m := range r.Warnings {
 			fmt.Fprintf(w, "  %s\n", m)
 		}
 	}
+	writeTraceText(w, r.Trace)
 	return nil
 }

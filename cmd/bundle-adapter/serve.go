@@ -67,7 +67,7 @@ func (f *serveFlags) registerDryRun(cmd *cobra.Command) {
 	fs.StringVar(&f.dryRun.apiResponses, "dry-run-api-responses", "", "dry-run's --api-responses (either format)")
 	fs.StringVar(&f.dryRun.discovery, "dry-run-discovery", "", "dry-run's --discovery")
 	fs.StringVar(&f.dryRun.output, "dry-run-output", "text", "dry-run's --output: text or json")
-	fs.Bool("dry-run-verbose", false, "accepted for HyperFleet adapter's command lines; the text output always shows the bundles and calls")
+	fs.BoolVar(&f.dryRun.trace, "dry-run-verbose", false, "dry-run's --trace: also show each param, precondition, rendered object and decision (HyperFleet adapter's flag)")
 }
 
 func (f *serveFlags) run(cmd *cobra.Command) error {

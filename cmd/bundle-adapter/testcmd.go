@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"github.com/bundle-adapter/bundle-adapter/configtest"
@@ -8,6 +11,7 @@ import (
 
 func newTestCmd() *cobra.Command {
 	var o configtest.Options
+	var trace bool
 	cmd := &cobra.Command{
 		Use:   "test [FILES|DIRS]...",
 		Short: "Run the unit tests of task configs (YAML test files; see docs/testing-configs.md)",
@@ -20,6 +24,9 @@ is invalid (each error names file, line and field).`,
 		Args: cobra.ArbitraryArgs, // no file is configtest.Run's exit 2, as documented
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Out, o.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			if trace {
+				o.Trace = func(s configtest.TracedStep) { writeStepTrace(o.Out, s) }
+			}
 			if code := configtest.Run(args, o); code != configtest.ExitPass {
 				return &exitError{code: code, err: errReported}
 			}
@@ -29,8 +36,27 @@ is invalid (each error names file, line and field).`,
 	fs := cmd.Flags()
 	fs.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report to this file")
 	fs.BoolVar(&o.Update, "update", false, "rewrite the expectations of failing cases with what they produced")
+	fs.BoolVar(&trace, "trace", false, "print what each step's event computed (dry-run's --trace), before the summary")
 	return cmd
 }
 
 // errReported is a failure whose details are already printed.
 const errReported = constError("")
+
+// writeStepTrace prints the trace of one step of `bundle-adapter test
+// --trace`, headed by where the step is.
+func writeStepTrace(w io.Writer, s configtest.TracedStep) {
+	name := ""
+	if s.StepName != "" {
+		name = " (" + s.StepName + ")"
+	}
+	res := s.Result
+	fmt.Fprintf(w, "=== %s: case %q, step %d%s: event %s: %s\n", s.File, s.Case, s.Step, name, res.Event.ID, res.ExecutionStatus)
+	if res.Skipped {
+		fmt.Fprintf(w, "  resources skipped: %s\n", res.Trace.Scrub(res.SkipReason))
+	}
+	if res.Error != nil {
+		fmt.Fprintf(w, "  first error: phase %s, step %s: %s\n", res.Error.Phase, res.Error.Step, res.Trace.Scrub(res.Error.Message))
+	}
+	writeTraceText(w, newTraceReport(res.Trace, s.Warnings))
+}
