@@ -232,3 +232,57 @@ func TestAuthoringGuideCommandsRun(t *testing.T) {
 		}
 	}
 }
+
+var (
+	mdLink     = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	mdHeading  = regexp.MustCompile("(?m)^#{1,6} +(.+?) *$")
+	slugRemove = regexp.MustCompile(`[^\p{L}\p{N} _-]`)
+)
+
+// slug is the anchor GitHub gives a heading.
+func slug(heading string) string {
+	return strings.ReplaceAll(slugRemove.ReplaceAllString(strings.ToLower(heading), ""), " ", "-")
+}
+
+// The guide's links and pictures point at files that exist, and each
+// #anchor at a heading of its page: a renamed section or file breaks this
+// test, not the reader's way in.
+func TestAuthoringGuideLinksResolve(t *testing.T) {
+	page, err := os.ReadFile(authoringGuide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Dir(authoringGuide)
+	for _, m := range mdLink.FindAllStringSubmatch(string(page), -1) {
+		target := m[1]
+		if strings.Contains(target, "://") {
+			continue
+		}
+		file, anchor, _ := strings.Cut(target, "#")
+		path := authoringGuide
+		if file != "" {
+			path = filepath.Join(base, file)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			if fi, serr := os.Stat(path); serr == nil && fi.IsDir() && anchor == "" {
+				continue
+			}
+			t.Errorf("link %q: %v", target, err)
+			continue
+		}
+		if anchor == "" {
+			continue
+		}
+		found := false
+		for _, h := range mdHeading.FindAllStringSubmatch(string(data), -1) {
+			if slug(h[1]) == anchor {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("link %q: %s has no heading with the anchor #%s", target, path, anchor)
+		}
+	}
+}
