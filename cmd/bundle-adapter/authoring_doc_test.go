@@ -20,9 +20,9 @@ import (
 // The guide marks what is checked in the info string of a fenced block:
 //
 //   - ```yaml {file=provider/task-config.yaml}: a part of that file. The
-//     parts of a file, in the guide's order, are the whole file, and every
-//     file of docs/authoring/ is shown, so a reader who copies the blocks
-//     has the files the commands are run on.
+//     parts of a file, in the guide's order and joined by one empty line,
+//     are the whole file, and every file of docs/authoring/ is shown, so a
+//     reader who copies the blocks has the files the commands are run on.
 //   - ```sh {test}: commands and what they print. A line "$ bundle-adapter
 //     ARGS" is a command (a line ending in "\" goes on with the next); its
 //     exit code is 0 unless a trailing comment says "# exit N". The lines
@@ -88,7 +88,8 @@ func readGuide(t *testing.T) []guideBlock {
 	return blocks
 }
 
-// The guide's file blocks are docs/authoring/'s files, whole and in order.
+// The guide's file blocks are docs/authoring/'s files, whole and in order
+// (the parts of one file joined by an empty line).
 func TestAuthoringGuideShowsItsFiles(t *testing.T) {
 	const root = "../../docs/authoring"
 	shown := map[string]string{}
@@ -97,8 +98,10 @@ func TestAuthoringGuideShowsItsFiles(t *testing.T) {
 		if b.file == "" {
 			continue
 		}
-		if _, ok := shown[b.file]; !ok {
+		if prev, ok := shown[b.file]; !ok {
 			order = append(order, b.file)
+		} else {
+			shown[b.file] = prev + "\n"
 		}
 		shown[b.file] += b.body
 	}
