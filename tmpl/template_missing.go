@@ -63,9 +63,10 @@ func (e *MissingValueError) Is(target error) bool { return target == ErrMissingV
 
 var tmplValueFuncs = template.FuncMap{tmplValueFunc: tmplValue}
 
-// tmplValue returns v, or an error naming the action when v is nil.
+// tmplValue returns v, or an error naming the action when v is nil or
+// holds a nil (see missing_inside.go).
 func tmplValue(action string, v any) (any, error) {
-	if v == nil {
+	if holdsNil(v) {
 		return nil, &MissingValueError{Action: action}
 	}
 	return v, nil
@@ -85,7 +86,11 @@ func (t *Template) missingValueError(err error) error {
 	if i := strings.Index(msg, ": executing "); i >= 0 {
 		where = strings.TrimPrefix(msg[:i], "template: ")
 	}
-	return &MissingValueError{Where: where, File: t.where, Action: mv.Action}
+	action := mv.Action
+	if action == "" { // a printing function's argument (argsHoldNil)
+		action = actionOf(msg)
+	}
+	return &MissingValueError{Where: where, File: t.where, Action: action}
 }
 
 // requireValues rewrites every printing action of every template in t's
