@@ -31,6 +31,9 @@ func checkNamespace(field, ns string) error {
 	if ns == "" || ns == "*" {
 		return fmt.Errorf("%s rendered %q: a namespace must be named (every namespace only for a literal \"*\" in the config)", field, ns)
 	}
+	if len(ns) > validation.DNS1123LabelMaxLength {
+		return fmt.Errorf("%s rendered a namespace of %d bytes, longer than %d", field, len(ns), validation.DNS1123LabelMaxLength)
+	}
 	if msgs := validation.IsDNS1123Label(ns); len(msgs) != 0 {
 		return fmt.Errorf("%s rendered %q, not a namespace name: %s", field, ns, strings.Join(msgs, "; "))
 	}

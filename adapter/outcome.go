@@ -145,6 +145,7 @@ func (r *eventRun) deadline(b *bundle, op Operation) time.Duration {
 }
 
 func (r *eventRun) fail(b *bundle, reason string, err error) {
+	err = boundError(err)
 	b.out.State, b.out.Reason = StateFailed, reason
 	b.out.Error, b.out.err = err.Error(), err
 	r.phaseError("resources", b.res.Name, err)

@@ -1,7 +1,6 @@
 package shadow
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -43,7 +42,7 @@ func resourceDecisions(res *adapter.Result, writes []Write) []Decision {
 		}
 		d := Decision{Resource: o.Name, Operation: string(o.Operation), Reason: o.Reason, Agrees: o.State != adapter.StateFailed}
 		if o.State == adapter.StateFailed {
-			d.Differences = append(d.Differences, "error: "+o.Error)
+			d.Differences = append(d.Differences, "error: "+redactText(o.Error))
 		}
 		for i, w := range writes {
 			if w.Boundary != "api" && writesTo(w, o) {
@@ -114,11 +113,11 @@ func liveStatus(body []byte, name string) (map[string]any, bool, error) {
 	var items []map[string]any
 	trimmed := strings.TrimSpace(string(body))
 	if strings.HasPrefix(trimmed, "[") {
-		if err := json.Unmarshal(body, &items); err != nil {
+		if err := decodeJSON(body, &items); err != nil {
 			return nil, false, fmt.Errorf("statuses list: %w", err)
 		}
 	} else {
-		if err := json.Unmarshal(body, &list); err != nil {
+		if err := decodeJSON(body, &list); err != nil {
 			return nil, false, fmt.Errorf("statuses list: %w", err)
 		}
 		items = list.Items

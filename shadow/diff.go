@@ -3,6 +3,8 @@ package shadow
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/big"
 	"sort"
 	"strings"
 
@@ -85,10 +87,39 @@ func join(path, key string) string {
 	return path + "." + key
 }
 
-// scalarEqual compares two JSON scalars, numbers by value whatever their
-// Go type (an int64 from a template, a float64 from a decoded body).
+// scalarEqual compares two JSON scalars, numbers by exact value whatever
+// their Go type (an int64 from a template, a float64 or a json.Number from
+// a decoded body: 1, 1.0 and 1e0 are equal, 2^53 and 2^53+1 are not).
 func scalarEqual(a, b any) bool {
+	if x, ok := exactNumber(a); ok {
+		y, ok := exactNumber(b)
+		return ok && x.Cmp(y) == 0
+	}
 	return compact(a) == compact(b)
+}
+
+// exactNumber is v as an exact rational when v is a JSON number.
+func exactNumber(v any) (*big.Rat, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		return new(big.Rat).SetString(string(x))
+	case float64:
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return nil, false
+		}
+		return new(big.Rat).SetFloat64(x), true
+	case float32:
+		return exactNumber(float64(x))
+	case int:
+		return new(big.Rat).SetInt64(int64(x)), true
+	case int64:
+		return new(big.Rat).SetInt64(x), true
+	case int32:
+		return new(big.Rat).SetInt64(int64(x)), true
+	case uint64:
+		return new(big.Rat).SetFrac(new(big.Int).SetUint64(x), big.NewInt(1)), true
+	}
+	return nil, false
 }
 
 func describe(path string, want, got any) string {

@@ -1,10 +1,14 @@
 package shadow
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bundle-adapter/bundle-adapter/internal/secret"
 )
@@ -96,10 +100,11 @@ func boundDiffs(diffs []statusDifference) ([]string, string) {
 // (a message's class is FieldMessage); a condition only one side holds
 // differs.
 func conditionsDiff(want, live any) []statusDifference {
-	w, l := conditionsByType(want), conditionsByType(live)
-	var out []statusDifference
+	w, wbad := conditionsIndexed(want, false)
+	l, lbad := conditionsIndexed(live, true)
+	out := append(wbad, lbad...)
 	for typ, wc := range w {
-		path := "conditions[" + typ + "]"
+		path := cutPath("conditions[" + typ + "]")
 		lc, ok := l[typ]
 		if !ok {
 			out = append(out, statusDifference{FieldCondition, describeValue(path, wc, nil, false)})
@@ -120,32 +125,55 @@ func conditionsDiff(want, live any) []statusDifference {
 			if k == "message" {
 				class = FieldMessage
 			}
-			out = append(out, oneWay(class, path+"."+k, wc[k], lc[k], false)...)
+			out = append(out, oneWay(class, joinPath(path, k), wc[k], lc[k], false)...)
 		}
 	}
 	for typ, lc := range l {
 		if _, ok := w[typ]; !ok {
-			out = append(out, statusDifference{FieldCondition, describeValue("conditions["+typ+"]", nil, lc, true)})
+			out = append(out, statusDifference{FieldCondition, describeValue(cutPath("conditions["+typ+"]"), nil, lc, true)})
 		}
 	}
 	return out
 }
 
-func conditionsByType(v any) map[string]map[string]any {
+// conditionsIndexed indexes a conditions list by type. An entry that is
+// not an object, and a type held more than once, cannot be matched with
+// the other side's: each is returned as a difference of its own (class
+// FieldCondition), so a live status cannot agree by holding, beside the
+// right conditions, junk or a second condition of the same type.
+// liveSide names which side's list it is ("live" or "desired").
+func conditionsIndexed(v any, liveSide bool) (map[string]map[string]any, []statusDifference) {
 	out := map[string]map[string]any{}
+	var bad []statusDifference
+	side := "desired"
+	if liveSide {
+		side = "live"
+	}
 	list, _ := v.([]any)
 	for i, c := range list {
 		m, ok := c.(map[string]any)
 		if !ok {
+			bad = append(bad, statusDifference{FieldCondition, fmt.Sprintf("%s: %s holds a condition that is not an object: %s",
+				cutPath(fmt.Sprintf("conditions[#%d]", i)), side, redacted("", c))})
 			continue
 		}
 		typ, _ := m["type"].(string)
 		if typ == "" {
 			typ = fmt.Sprintf("#%d", i)
 		}
+		if _, dup := out[typ]; dup {
+			bad = append(bad, statusDifference{FieldCondition, fmt.Sprintf("%s: %s holds this type more than once", cutPath("conditions["+typ+"]"), side)})
+			continue
+		}
 		out[typ] = m
 	}
-	return out
+	return out, bad
+}
+
+// conditionsByType is conditionsIndexed's index alone.
+func conditionsByType(v any) map[string]map[string]any {
+	m, _ := conditionsIndexed(v, true)
+	return m
 }
 
 // oneWay compares want with live at path: the same JSON value, or one
@@ -174,20 +202,20 @@ func bothWays(class, path string, want, live any) []statusDifference {
 			continue
 		}
 		if _, isMap := w.(map[string]any); isMap {
-			out = append(out, bothWays(class, path+"."+k, w, lm[k])...)
+			out = append(out, bothWays(class, joinPath(path, k), w, lm[k])...)
 			continue
 		}
 		l, has := lm[k]
 		if !has {
-			out = append(out, statusDifference{class, describeValue(path+"."+k, w, nil, false)})
+			out = append(out, statusDifference{class, describeValue(joinPath(path, k), w, nil, false)})
 			continue
 		}
-		out = append(out, oneWay(class, path+"."+k, w, l, true)...)
+		out = append(out, oneWay(class, joinPath(path, k), w, l, true)...)
 	}
 	for k, l := range lm {
 		if _, has := wm[k]; !has {
 			if _, skip := statusNotCompared[k]; !skip {
-				out = append(out, statusDifference{class, describeValue(path+"."+k, nil, l, true)})
+				out = append(out, statusDifference{class, describeValue(joinPath(path, k), nil, l, true)})
 			}
 		}
 	}
@@ -206,7 +234,33 @@ func describeValue(path string, want, live any, wantAbsent bool) string {
 	case live == nil:
 		l = "absent"
 	}
-	return fmt.Sprintf("%s: desired %s, live %s", path, w, l)
+	return fmt.Sprintf("%s: desired %s, live %s", cutPath(path), w, l)
+}
+
+// maxDiffPath bounds the path a difference names: a live status with
+// deep nesting or a key of a megabyte cannot make the log line long.
+const maxDiffPath = 200
+
+// cutPath is path cut at maxDiffPath bytes (on a rune boundary), marked
+// with "…" when cut.
+func cutPath(path string) string {
+	if len(path) <= maxDiffPath {
+		return path
+	}
+	n := maxDiffPath
+	for n > 0 && !utf8.RuneStart(path[n]) {
+		n--
+	}
+	return path[:n] + "…"
+}
+
+// joinPath is path.key, cut (cutPath); a path already cut is not grown,
+// so nesting thousands deep builds no long strings.
+func joinPath(path, key string) string {
+	if strings.HasSuffix(path, "…") {
+		return path
+	}
+	return cutPath(path + "." + key)
 }
 
 // credentialWords are the path words whose values are never logged.
@@ -220,16 +274,32 @@ func redacted(path string, v any) string {
 		}
 	}
 	if s, ok := v.(string); ok {
-		v = secret.RedactURL(s)
+		v = redactText(s)
 	}
 	return compact(v)
 }
 
-// decodeStatus decodes a status body as a generic object.
+// decodeStatus decodes a status body as a generic object, numbers kept
+// exact (decodeJSON).
 func decodeStatus(b []byte) (map[string]any, error) {
 	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
+	if err := decodeJSON(b, &m); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// decodeJSON is json.Unmarshal with numbers decoded as json.Number, so
+// that two generations past float64's integers (2^53+1 and 2^53) do not
+// compare equal (scalarEqual compares numbers by exact value).
+func decodeJSON(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("invalid character after top-level value")
+	}
+	return nil
 }

@@ -46,15 +46,28 @@ func tmplExecFuncs(s *tmplState) template.FuncMap {
 			}
 			return l, err
 		},
-		"print":       anys(tmplPrint),
-		"println":     anys(tmplPrintln),
-		"printf":      func(f string, a ...any) (string, error) { return s.str(tmplPrintf(f, a...)) },
-		"html":        anys(tmplEscaper("html", 6, template.HTMLEscaper)),
-		"js":          anys(tmplEscaper("js", 6, template.JSEscaper)),
-		"urlquery":    anys(tmplEscaper("urlquery", 3, template.URLQueryEscaper)),
+		"print":   anys(refuseNil(tmplPrint)),
+		"println": anys(refuseNil(tmplPrintln)),
+		"printf": func(f string, a ...any) (string, error) {
+			return s.str(refuseNil(func(a ...any) (string, error) { return tmplPrintf(f, a...) })(a...))
+		},
+		"html":        anys(refuseNil(tmplEscaper("html", 6, template.HTMLEscaper))),
+		"js":          anys(refuseNil(tmplEscaper("js", 6, template.JSEscaper))),
+		"urlquery":    anys(refuseNil(tmplEscaper("urlquery", 3, template.URLQueryEscaper))),
 		"now":         func() time.Time { return s.now },
 		tmplStepFunc:  s.step,
 		tmplRangeFunc: s.rangeOver,
+	}
+}
+
+// refuseNil is f refusing an argument that is or holds a null
+// (argsHoldNil): these functions would print it as Go's "<nil>".
+func refuseNil(f func(...any) (string, error)) func(...any) (string, error) {
+	return func(a ...any) (string, error) {
+		if err := argsHoldNil(a); err != nil {
+			return "", err
+		}
+		return f(a...)
 	}
 }
 

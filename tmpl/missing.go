@@ -63,9 +63,10 @@ func (e *MissingValueError) Is(target error) bool { return target == ErrMissingV
 
 var tmplValueFuncs = template.FuncMap{tmplValueFunc: tmplValue}
 
-// tmplValue returns v, or an error naming the action when v is nil.
+// tmplValue returns v, or an error naming the action when v is nil or
+// holds a nil (see missing_inside.go).
 func tmplValue(action string, v any) (any, error) {
-	if v == nil {
+	if holdsNil(v) {
 		return nil, &MissingValueError{Action: action}
 	}
 	return v, nil
@@ -85,11 +86,15 @@ func (t *Template) missingValueError(err error) error {
 	if i := strings.Index(msg, ": executing "); i >= 0 {
 		where = strings.TrimPrefix(msg[:i], "template: ")
 	}
+	action := mv.Action
+	if action == "" { // a printing function's argument (argsHoldNil)
+		action = actionOf(msg)
+	}
 	file := t.where
 	if t.origin != nil {
 		file = "" // the SpotError around it names the file's line and column
 	}
-	return &MissingValueError{Where: where, File: file, Action: mv.Action}
+	return &MissingValueError{Where: where, File: file, Action: action}
 }
 
 // requireValues rewrites every printing action of every template in t's
