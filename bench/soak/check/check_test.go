@@ -18,6 +18,13 @@ func TestCheck(t *testing.T) {
 		{name: "acked before reporting: last generation never reported", change: func(h *History) {
 			h.API = slices.DeleteFunc(h.API, func(a APIRequest) bool { return a.Cluster == "c1" && a.Generation == 2 && a.Code == 200 })
 		}, failed: []string{"lost events", "convergence"}},
+		{name: "acked before reporting, healed by the drain's resend: still lost", change: func(h *History) {
+			h.API = slices.DeleteFunc(h.API, func(a APIRequest) bool { return a.Cluster == "c1" && a.Generation == 2 && a.Code == 200 })
+			drainResend(h, "c1", 2, "True")
+		}, failed: []string{"lost events"}},
+		{name: "reported, then resent by the drain (not ready, or moved back): not lost", change: func(h *History) {
+			drainResend(h, "c1", 2, "True")
+		}},
 		{name: "a message RabbitMQ still holds at the end is lost", change: func(h *History) {
 			h.Meta.QueueHeld = map[string]int{"q": 0, "q.retry.16s": 1}
 		}, failed: []string{"lost events"}},
@@ -211,6 +218,14 @@ func TestConvergenceCountsClusters(t *testing.T) {
 			}
 		})
 	}
+}
+
+// drainResend adds, to h, the drain's resend of cluster id at generation
+// gen 5 s after the last round, and its status reported a second later.
+func drainResend(h *History, id string, gen int, applied string) {
+	at := h.Meta.PublishEnd.Add(5 * time.Second)
+	h.Published = append(h.Published, Published{EventID: "d-" + id, Cluster: id, Generation: gen, At: at})
+	h.API = append(h.API, APIRequest{Method: "PUT", Cluster: id, Status: true, Code: 200, Generation: gen, Applied: applied, Finalized: "False", At: at.Add(time.Second)})
 }
 
 // checkChanged checks the passing history of testdata/pass after change.
