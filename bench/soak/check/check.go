@@ -32,6 +32,7 @@ func Check(h *History) *Report {
 	lost(r, h, puts)
 	converged(r, h, last, puts)
 	duplicates(r, h)
+	movedBackwards(r, h, puts)
 	if len(h.Published) > 0 {
 		r.MaestroReqPerEvent = h.Meta.MaestroRequests / float64(len(h.Published))
 	}

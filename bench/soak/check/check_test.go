@@ -94,6 +94,29 @@ func TestCheck(t *testing.T) {
 		{name: "kube: no real agent, nothing to check", change: func(h *History) {
 			h.Meta.KubeClusters, h.Meta.KubeListedAt, h.Kube = nil, time.Time{}, nil
 		}},
+		{name: "moved backwards: a stale status accepted after a newer one", change: func(h *History) {
+			h.API = append(h.API, APIRequest{Method: "PUT", Cluster: "c1", Status: true, Code: 200, Generation: 1, Applied: "False",
+				At: time.Date(2026, 12, 2, 5, 5, 0, 0, time.UTC)})
+		}, failed: []string{"moved backwards"}},
+		{name: "moved backwards: a stale status refused (503) is no move", change: func(h *History) {
+			h.API = append(h.API, APIRequest{Method: "PUT", Cluster: "c1", Status: true, Code: 503, Generation: 1, Applied: "False",
+				At: time.Date(2026, 12, 2, 5, 5, 0, 0, time.UTC)})
+		}},
+		{name: "moved backwards: a bundle updated back to an older generation", change: func(h *History) {
+			h.Agents = append(h.Agents, AgentEvent{Consumer: "a1", Name: "c1-setup", UID: "u1", Kind: "update", Fingerprint: "s1", Generation: "1",
+				At: time.Date(2026, 12, 2, 5, 5, 0, 0, time.UTC)})
+		}, failed: []string{"moved backwards"}},
+		{name: "moved backwards: a bundle deleted and created again at an older generation", change: func(h *History) {
+			at := time.Date(2026, 12, 2, 5, 5, 0, 0, time.UTC)
+			h.Agents = append(h.Agents,
+				AgentEvent{Consumer: "a1", Name: "c1-validation", UID: "u3", Kind: "update", Fingerprint: "f2", Generation: "2", Deleting: true, At: at},
+				AgentEvent{Consumer: "a1", Name: "c1-validation", UID: "u3", Kind: "delete", Fingerprint: "f2", Generation: "2", At: at},
+				AgentEvent{Consumer: "a1", Name: "c1-validation", UID: "u9", Kind: "add", Fingerprint: "f1", Generation: "1", At: at.Add(time.Second)})
+		}, failed: []string{"duplicates", "moved backwards"}}, // generation 1's work again: a second uid of fingerprint f1
+		{name: "moved backwards: a real agent's Job created again at an older generation", change: func(h *History) {
+			h.Kube = append(h.Kube, KubeObject{Event: "added", Kind: "Job", Namespace: "default", Name: "validate-c1", UID: "k9", Cluster: "c1", Generation: "1",
+				At: time.Date(2026, 12, 2, 5, 5, 0, 0, time.UTC)})
+		}, failed: []string{"duplicates", "moved backwards"}}, // a second Job at generation 1
 		{name: "RSS growing", change: func(h *History) {
 			for i := range h.Samples {
 				if h.Samples[i].Replica == "b" {

@@ -3,8 +3,9 @@
 // HyperFleet API received, what RabbitMQ dead-lettered, what Maestro held at
 // the end, what the agents received, the faults and the process samples) and
 // proves or refutes the soak's invariants: no event lost, every cluster
-// converged, nothing duplicated, no replica's memory, goroutines or open
-// files growing, and the reconcile latency and retry storm figures.
+// converged, nothing duplicated, no status or bundle moved back to an older
+// generation, no replica's memory, goroutines or open files growing, and
+// the reconcile latency and retry storm figures.
 //
 // It is pure: Check takes a History and returns a Report; Load reads a run
 // directory's JSON-lines files into a History.
