@@ -15,8 +15,11 @@ import (
 //     than one the API had already accepted for it;
 //   - each bundle as its simulated agent received it (agents.jsonl, the
 //     hyperfleet.io/generation annotation of every add or update of a work
-//     not being deleted): an update back to an older generation, or a
-//     create (after a delete) at an older one;
+//     not being deleted, by consumer and work name: Maestro's resource id,
+//     the same for a bundle created again under its name): an update back
+//     to an older generation, or a create (after a delete) at an older
+//     one. A bundle is named from maestro.jsonl when Maestro still holds
+//     it, else by its cluster label;
 //   - each Job a real agent created on the kube-apiserver (kube.jsonl,
 //     its GENERATION): one created at an older generation than an earlier
 //     one of its name.
@@ -34,12 +37,21 @@ func movedBackwards(r *Report, h *History, puts map[string][]APIRequest) {
 			statuses = append(statuses, "status of "+id+": "+tr.String())
 		}
 	}
+	names := map[string]string{} // Maestro's resource id: the bundle's name
+	for _, b := range h.Bundles {
+		names[b.Consumer+"/"+b.ID] = b.Name
+	}
 	works := map[string][]AgentEvent{}
 	for _, e := range h.Agents {
 		if e.Kind == "delete" || e.Deleting || e.Generation == "" {
 			continue
 		}
-		k := e.Name + " (consumer " + e.Consumer + ")"
+		k := "bundle " + e.Name + " (consumer " + e.Consumer + ")"
+		if n, ok := names[e.Consumer+"/"+e.Name]; ok {
+			k = "bundle " + n + " (consumer " + e.Consumer + ", work " + e.Name + ")"
+		} else if e.Cluster != "" {
+			k = "bundle of cluster " + e.Cluster + " (consumer " + e.Consumer + ", work " + e.Name + ")"
+		}
 		works[k] = append(works[k], e)
 	}
 	for k, es := range works {
@@ -57,7 +69,7 @@ func movedBackwards(r *Report, h *History, puts map[string][]APIRequest) {
 			tr.see(g, e.At, how)
 		}
 		if tr.n > 0 {
-			bundles = append(bundles, "bundle "+k+": "+tr.String())
+			bundles = append(bundles, k+": "+tr.String())
 		}
 	}
 	jobs := map[string][]KubeObject{}

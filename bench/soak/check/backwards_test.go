@@ -16,7 +16,10 @@ import (
 // redelivery on the other replica updating the setup bundle back,
 // recreating the Job's bundle at generation 1 and reporting generation 1;
 // the drain's resend of generation 2 heals it, and the regression still
-// fails the run.
+// fails the run. An agent's work is named by Maestro's resource id (the
+// same when a bundle is created again under its name): a bundle Maestro
+// holds at the end is named from maestro.jsonl (issue41), another by its
+// cluster label (recreate: the bundle of a cluster deleted later).
 func TestMovedBackwards(t *testing.T) {
 	cases := []struct {
 		dir    string
@@ -31,13 +34,13 @@ func TestMovedBackwards(t *testing.T) {
 		{dir: "backwards/update", value: 1, detail: "0 statuses, 1 bundles and 0 kube-apiserver objects moved to an older generation after a newer one: " +
 			"bundle c1-setup (consumer a1): updated to generation 1 at 05:02:13.100 after generation 2 at 05:02:00.002"},
 		{dir: "backwards/recreate", value: 1, detail: "0 statuses, 1 bundles and 0 kube-apiserver objects moved to an older generation after a newer one: " +
-			"bundle c1-validation (consumer a1): created again at generation 1 at 05:02:15.000 after generation 2 at 05:02:02.000"},
+			"bundle of cluster c1 (consumer a1, work 5c3a0d12-00c1-5b44-a1f0-0000000000c1): created again at generation 1 at 05:02:15.000 after generation 2 at 05:02:02.000"},
 		{dir: "backwards/kube", value: 1, detail: "0 statuses, 0 bundles and 1 kube-apiserver objects moved to an older generation after a newer one: " +
 			"kube-apiserver: Job default/validate-c1: created again at generation 1 at 05:02:15.001 after generation 2 at 05:02:02.001"},
 		{dir: "backwards/issue41", value: 3, detail: "1 statuses, 2 bundles and 0 kube-apiserver objects moved to an older generation after a newer one: " +
 			"status of c-000029: generation 1 at 10:03:30.180 after generation 2 at 10:03:24.120; " +
-			"bundle c-000029-setup (consumer soak-c5): updated to generation 1 at 10:03:30.060 after generation 2 at 10:03:24.030; " +
-			"bundle c-000029-validation (consumer soak-c5): created again at generation 1 at 10:03:30.150 after generation 2 at 10:03:24.100"},
+			"bundle c-000029-setup (consumer soak-c5, work 1f0e5a7c-0029-5e7a-9c11-00000000a029): updated to generation 1 at 10:03:30.060 after generation 2 at 10:03:24.030; " +
+			"bundle c-000029-validation (consumer soak-c5, work 2b7d9e41-0029-5f3b-8d20-00000000b029): created again at generation 1 at 10:03:30.150 after generation 2 at 10:03:24.100"},
 	}
 	for _, c := range cases {
 		t.Run(c.dir, func(t *testing.T) {

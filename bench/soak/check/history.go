@@ -74,6 +74,11 @@ type AgentEvent struct {
 	Fingerprint string `json:"fingerprint,omitempty"`
 	Generation  string `json:"generation,omitempty"`
 	Deleting    bool   `json:"deleting,omitempty"`
+	// Cluster is the work's hyperfleet.io/cluster-id label. Name is
+	// Maestro's resource id (the same for a bundle deleted and created
+	// again under its name), not the bundle's name: Bundle.ID maps one
+	// Maestro still holds back to its name.
+	Cluster string `json:"cluster,omitempty"`
 	// OldPresent: the agent still held a work of this name with another
 	// uid when this one arrived (a create while the old one existed).
 	OldPresent bool      `json:"old_present,omitempty"`
