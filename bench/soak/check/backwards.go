@@ -13,13 +13,18 @@ import (
 // its own time order:
 //   - each cluster's status PUTs answered 2xx: an observed_generation older
 //     than one the API had already accepted for it;
-//   - each bundle as its simulated agent received it (agents.jsonl, the
-//     hyperfleet.io/generation annotation of every add or update of a work
-//     not being deleted, by consumer and work name: Maestro's resource id,
-//     the same for a bundle created again under its name): an update back
-//     to an older generation, or a create (after a delete) at an older
-//     one. A bundle is named from maestro.jsonl when Maestro still holds
-//     it, else by its cluster label;
+//   - each cluster's bundles as its simulated agent received them
+//     (agents.jsonl, the hyperfleet.io/generation annotation of every add
+//     or update of a work not being deleted): a bundle updated or created
+//     at an older generation than one any bundle of its cluster (its
+//     cluster label; the bundle alone when it has none) was received at
+//     before. One event writes all of a cluster's bundles at its
+//     generation, so this is an update back, a create (after a delete) at
+//     an older generation, and also a stale event creating a bundle at the
+//     old generation while the newer one's recreation was pending (its
+//     other bundle already at the newer one). A work's name is Maestro's
+//     resource id, the same for a bundle created again under its name; a
+//     bundle is named from maestro.jsonl when Maestro still holds it;
 //   - each Job a real agent created on the kube-apiserver (kube.jsonl,
 //     its GENERATION): one created at an older generation than an earlier
 //     one of its name.
@@ -29,9 +34,10 @@ import (
 func movedBackwards(r *Report, h *History, puts map[string][]APIRequest) {
 	var statuses, bundles, objects []string
 	for id, ps := range puts {
+		var top newest
 		var tr backTrack
 		for _, p := range ps {
-			tr.see(p.Generation, p.At, "")
+			tr.see(&top, p.Generation, p.At, "", "")
 		}
 		if tr.n > 0 {
 			statuses = append(statuses, "status of "+id+": "+tr.String())
@@ -41,35 +47,47 @@ func movedBackwards(r *Report, h *History, puts map[string][]APIRequest) {
 	for _, b := range h.Bundles {
 		names[b.Consumer+"/"+b.ID] = b.Name
 	}
-	works := map[string][]AgentEvent{}
+	byCluster := map[string][]AgentEvent{}
 	for _, e := range h.Agents {
 		if e.Kind == "delete" || e.Deleting || e.Generation == "" {
 			continue
 		}
-		k := "bundle " + e.Name + " (consumer " + e.Consumer + ")"
-		if n, ok := names[e.Consumer+"/"+e.Name]; ok {
-			k = "bundle " + n + " (consumer " + e.Consumer + ", work " + e.Name + ")"
-		} else if e.Cluster != "" {
-			k = "bundle of cluster " + e.Cluster + " (consumer " + e.Consumer + ", work " + e.Name + ")"
+		k := e.Cluster
+		if k == "" {
+			k = "work " + e.Consumer + "/" + e.Name
 		}
-		works[k] = append(works[k], e)
+		byCluster[k] = append(byCluster[k], e)
 	}
-	for k, es := range works {
+	for _, es := range byCluster {
 		sort.SliceStable(es, func(i, j int) bool { return es[i].At.Before(es[j].At) })
-		var tr backTrack
+		var top newest
+		tracks := map[string]*backTrack{}
+		var order []string
 		for _, e := range es {
 			g, err := strconv.Atoi(e.Generation)
 			if err != nil {
 				continue
 			}
+			short, long := bundleName(names, e)
+			tr := tracks[long]
 			how := "updated to"
 			if e.Kind == "add" {
-				how = "created again at"
+				how = "created at"
+				if tr != nil {
+					how = "created again at"
+				}
 			}
-			tr.see(g, e.At, how)
+			if tr == nil {
+				tr = &backTrack{}
+				tracks[long] = tr
+				order = append(order, long)
+			}
+			tr.see(&top, g, e.At, how, short)
 		}
-		if tr.n > 0 {
-			bundles = append(bundles, k+": "+tr.String())
+		for _, long := range order {
+			if tr := tracks[long]; tr.n > 0 {
+				bundles = append(bundles, long+": "+tr.String())
+			}
 		}
 	}
 	jobs := map[string][]KubeObject{}
@@ -82,10 +100,11 @@ func movedBackwards(r *Report, h *History, puts map[string][]APIRequest) {
 	}
 	for k, objs := range jobs {
 		sort.SliceStable(objs, func(i, j int) bool { return objs[i].At.Before(objs[j].At) })
+		var top newest
 		var tr backTrack
 		for _, o := range objs {
 			if g, err := strconv.Atoi(o.Generation); err == nil {
-				tr.see(g, o.At, "created again at")
+				tr.see(&top, g, o.At, "created again at", "")
 			}
 		}
 		if tr.n > 0 {
@@ -101,26 +120,50 @@ func movedBackwards(r *Report, h *History, puts map[string][]APIRequest) {
 		len(statuses), len(bundles), len(objects), few(found))
 }
 
-// backTrack follows one status's or bundle's generations in time order:
-// the newest generation seen and when, and the first move back from it.
+// bundleName is how an agent's work is named in a verdict: short, the
+// bundle's name when Maestro still holds it (else its work name), and
+// long, with its consumer and work name.
+func bundleName(names map[string]string, e AgentEvent) (short, long string) {
+	if n, ok := names[e.Consumer+"/"+e.Name]; ok {
+		return n, "bundle " + n + " (consumer " + e.Consumer + ", work " + e.Name + ")"
+	}
+	if e.Cluster != "" {
+		return "work " + e.Name, "bundle of cluster " + e.Cluster + " (consumer " + e.Consumer + ", work " + e.Name + ")"
+	}
+	return e.Name, "bundle " + e.Name + " (consumer " + e.Consumer + ")"
+}
+
+// newest is the newest generation seen of one history, when, and of what
+// (a bundle of a cluster's; "" when the history is of one thing).
+type newest struct {
+	gen int
+	at  time.Time
+	of  string
+	set bool
+}
+
+// backTrack is one status's, bundle's or object's first move back from
+// the newest generation of its history, and how many moves back it made.
 type backTrack struct {
-	max       int
-	maxAt     time.Time
-	n         int // moves back
+	n         int
 	how       string
 	gen, was  int
 	at, wasAt time.Time
+	wasOf     string
 }
 
-// see is generation g applied or reported at at; how says what a move
-// back did ("updated to", "created again at"; "" for a status).
-func (t *backTrack) see(g int, at time.Time, how string) {
+// see is generation g applied or reported at at to what of names; how
+// says what a move back did ("updated to", "created at"; "" for a status).
+func (t *backTrack) see(top *newest, g int, at time.Time, how, of string) {
 	switch {
-	case t.maxAt.IsZero() || g > t.max:
-		t.max, t.maxAt = g, at
-	case g < t.max:
+	case !top.set || g > top.gen:
+		*top = newest{gen: g, at: at, of: of, set: true}
+	case g < top.gen:
 		if t.n == 0 {
-			t.how, t.gen, t.at, t.was, t.wasAt = how, g, at, t.max, t.maxAt
+			t.how, t.gen, t.at, t.was, t.wasAt = how, g, at, top.gen, top.at
+			if top.of != of {
+				t.wasOf = top.of
+			}
 		}
 		t.n++
 	}
@@ -128,6 +171,9 @@ func (t *backTrack) see(g int, at time.Time, how string) {
 
 func (t *backTrack) String() string {
 	s := fmt.Sprintf("generation %d at %s after generation %d at %s", t.gen, stampMS(t.at), t.was, stampMS(t.wasAt))
+	if t.wasOf != "" {
+		s += " (" + t.wasOf + ")"
+	}
 	if t.how != "" {
 		s = t.how + " " + s
 	}

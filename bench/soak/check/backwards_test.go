@@ -20,6 +20,11 @@ import (
 // same when a bundle is created again under its name): a bundle Maestro
 // holds at the end is named from maestro.jsonl (issue41), another by its
 // cluster label (recreate: the bundle of a cluster deleted later).
+// pending is the 5-minute soak's c-000102 (seed 1, 2,000 clusters): a
+// stale generation-1 event created the Job's bundle at generation 1 while
+// its generation-2 recreation was pending (the old one deleted, the setup
+// bundle already at generation 2); a bundle's generation is judged against
+// every bundle of its cluster, which one event writes at one generation.
 func TestMovedBackwards(t *testing.T) {
 	cases := []struct {
 		dir    string
@@ -40,7 +45,9 @@ func TestMovedBackwards(t *testing.T) {
 		{dir: "backwards/issue41", value: 3, detail: "1 statuses, 2 bundles and 0 kube-apiserver objects moved to an older generation after a newer one: " +
 			"status of c-000029: generation 1 at 10:03:30.180 after generation 2 at 10:03:24.120; " +
 			"bundle c-000029-setup (consumer soak-c5, work 1f0e5a7c-0029-5e7a-9c11-00000000a029): updated to generation 1 at 10:03:30.060 after generation 2 at 10:03:24.030; " +
-			"bundle c-000029-validation (consumer soak-c5, work 2b7d9e41-0029-5f3b-8d20-00000000b029): created again at generation 1 at 10:03:30.150 after generation 2 at 10:03:24.100"},
+			"bundle c-000029-validation (consumer soak-c5, work 2b7d9e41-0029-5f3b-8d20-00000000b029): created again at generation 1 at 10:03:30.150 after generation 2 at 10:03:24.030 (c-000029-setup)"},
+		{dir: "backwards/pending", value: 1, detail: "0 statuses, 1 bundles and 0 kube-apiserver objects moved to an older generation after a newer one: " +
+			"bundle of cluster c1 (consumer a1, work c1-validation): created again at generation 1 at 05:02:39.995 after generation 2 at 05:02:19.745 (work c1-setup)"},
 	}
 	for _, c := range cases {
 		t.Run(c.dir, func(t *testing.T) {

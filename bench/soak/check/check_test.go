@@ -71,7 +71,8 @@ func TestCheck(t *testing.T) {
 			h.Bundles = append(h.Bundles, Bundle{Consumer: "a1", Name: "c1-setup", ID: "u7", Applied: "True"})
 		}, failed: []string{"duplicates"}},
 		{name: "kube: a second Job at one generation (created twice)", change: func(h *History) {
-			h.Kube = append(h.Kube, KubeObject{Event: "added", Kind: "Job", Namespace: "default", Name: "validate-c1", UID: "k9", Cluster: "c1", Generation: "2"})
+			h.Kube = append(h.Kube, KubeObject{Event: "added", Kind: "Job", Namespace: "default", Name: "validate-c1", UID: "k9", Cluster: "c1", Generation: "2",
+				At: time.Date(2026, 12, 2, 5, 5, 0, 0, time.UTC)})
 		}, failed: []string{"duplicates"}},
 		{name: "kube: a namespace created again", change: func(h *History) {
 			h.Kube = append(h.Kube, KubeObject{Event: "added", Kind: "Namespace", Name: "cluster-c1", UID: "k9", Cluster: "c1"})
