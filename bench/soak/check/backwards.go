@@ -145,7 +145,8 @@ type newest struct {
 // backTrack is one status's, bundle's or object's first move back from
 // the newest generation of its history, and how many moves back it made.
 type backTrack struct {
-	n         int
+	n         int // moves back: a repeat at the generation it is already back at is none
+	last      int // the generation it was last seen at
 	how       string
 	gen, was  int
 	at, wasAt time.Time
@@ -154,11 +155,13 @@ type backTrack struct {
 
 // see is generation g applied or reported at at to what of names; how
 // says what a move back did ("updated to", "created at"; "" for a status).
+// An agent sees a work's status changes as updates too, so a repeat at the
+// generation it already moved back to is not another move.
 func (t *backTrack) see(top *newest, g int, at time.Time, how, of string) {
 	switch {
 	case !top.set || g > top.gen:
 		*top = newest{gen: g, at: at, of: of, set: true}
-	case g < top.gen:
+	case g < top.gen && (t.n == 0 || t.last != g):
 		if t.n == 0 {
 			t.how, t.gen, t.at, t.was, t.wasAt = how, g, at, top.gen, top.at
 			if top.of != of {
@@ -167,6 +170,7 @@ func (t *backTrack) see(top *newest, g int, at time.Time, how, of string) {
 		}
 		t.n++
 	}
+	t.last = g
 }
 
 func (t *backTrack) String() string {
