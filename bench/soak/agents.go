@@ -13,8 +13,8 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/agentsim"
 )
 
-// fingerprintAnnotation and generationAnnotation are what the agents'
-// history keeps of each work.
+// fingerprintAnnotation and generationAnnotation (with clusterLabel, which
+// the bundles carry too) are what the agents' history keeps of each work.
 const (
 	fingerprintAnnotation = "bundle-adapter.io/fingerprint"
 	generationAnnotation  = "hyperfleet.io/generation"
@@ -75,7 +75,7 @@ func agentEvent(consumer string, e agentsim.SpecEvent) check.AgentEvent {
 	w := e.Work
 	return check.AgentEvent{Consumer: consumer, Name: w.Name, UID: string(w.UID), Kind: e.Kind,
 		Fingerprint: w.Annotations[fingerprintAnnotation], Generation: workGeneration(w),
-		Deleting: w.DeletionTimestamp != nil, OldPresent: e.OldPresent, At: time.Now()}
+		Deleting: w.DeletionTimestamp != nil, Cluster: w.Labels[clusterLabel], OldPresent: e.OldPresent, At: time.Now()}
 }
 
 // workGeneration is the hyperfleet.io/generation annotation of the work's

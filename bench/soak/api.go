@@ -21,6 +21,9 @@ type cluster struct {
 	deleted      bool
 	// reported is the last status the API accepted (2xx) for it.
 	reported reportedStatus
+	// touched is when the API last answered a request for it or the
+	// publisher last sent its event, whichever is later.
+	touched time.Time
 }
 
 // reportedStatus is what a status PUT the API accepted said.
@@ -32,9 +35,7 @@ type reportedStatus struct {
 
 // notReady says whether Sentinel would resend c as not ready: its status
 // was reported at its generation but it has not converged (Applied not
-// True; Finalized not True for a deleted cluster). A generation with no
-// status reported is not resent here: that is the event an adapter that
-// acks before reporting loses, which the final drain must show.
+// True; Finalized not True for a deleted cluster).
 func (c *cluster) notReady() bool {
 	r := c.reported
 	if !r.ok || r.generation != c.generation {
@@ -44,6 +45,55 @@ func (c *cluster) notReady() bool {
 		return r.finalized != "True"
 	}
 	return r.applied != "True"
+}
+
+// behind says whether c's newest reported status is older than its
+// generation (or none was reported): Sentinel resends such a resource,
+// whatever made it fall behind (an event lost, or a stale event that
+// reported an older generation over a newer one).
+func (c *cluster) behind() bool {
+	return !c.reported.ok || c.reported.generation < c.generation
+}
+
+// drainQuiet is how long the final drain leaves a cluster that is behind
+// its generation to the adapter before it resends its event, counted from
+// the cluster's last API request or publication and from the end of the
+// last API outage, and how long the API must have been silent for the
+// drain to end. It is above the replicas' longest redelivery backoff
+// (15 s, writeConfigs), so an event held for redelivery reaches the API
+// again first: only what the adapter will not report by itself (an event
+// acked unreported, a status regressed by a stale event) is resent, and the
+// checker can tell a loss the resend healed (check: lost events).
+const drainQuiet = 20 * time.Second
+
+// drainResends are the clusters the final drain resends at now, as
+// Sentinel resends them, in order: every one reported not ready (each
+// period), and every one behind its generation that has been quiet for
+// drainQuiet while the API was up (api.down is the end of the last outage).
+func (a *recordingAPI) drainResends(now time.Time) []cluster {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	up := now.Sub(time.Unix(0, a.down.Load())) >= drainQuiet
+	var out []cluster
+	for _, id := range a.order {
+		c := a.clusters[id]
+		if c.notReady() || (c.behind() && up && now.Sub(c.touched) >= drainQuiet) {
+			out = append(out, *c)
+		}
+	}
+	return out
+}
+
+// touch records that the publisher sent an event of cluster id at.
+func (a *recordingAPI) touch(id string, at time.Time) {
+	a.change(id, func(c *cluster) { c.touched = later(c.touched, at) })
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // recordingAPI is the run's HyperFleet API: it serves the clusters, answers
@@ -98,20 +148,6 @@ func (a *recordingAPI) snapshot() []cluster {
 	return out
 }
 
-// notReady is every cluster Sentinel would resend as not ready now (see
-// cluster.notReady), in order.
-func (a *recordingAPI) notReady() []cluster {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	var out []cluster
-	for _, id := range a.order {
-		if c := a.clusters[id]; c.notReady() {
-			out = append(out, *c)
-		}
-	}
-	return out
-}
-
 // settled reports whether every cluster is reported ready at its
 // generation (nothing for the drain to wait for or resend).
 func (a *recordingAPI) settled() bool {
@@ -155,6 +191,7 @@ func (a *recordingAPI) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	req.At = time.Now()
 	a.last.Store(req.At.UnixNano())
+	a.change(id, func(c *cluster) { c.touched = later(c.touched, req.At) })
 	a.rec.add(req)
 }
 

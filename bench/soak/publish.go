@@ -59,6 +59,7 @@ func (p *publisher) rounds(ctx context.Context, api *recordingAPI, period time.D
 				}
 			}
 			p.publish(ctx, c)
+			api.touch(c.id, time.Now())
 		}
 		if last {
 			return
@@ -73,26 +74,27 @@ func (p *publisher) rounds(ctx context.Context, api *recordingAPI, period time.D
 	}
 }
 
-// resendNotReady is Sentinel after the last round: every period it resends
-// the clusters whose status was reported at their generation but that have
-// not converged (a recreation or deletion waiting for Maestro's 404 needs
-// another event to finish: the adapter acks a pending one), until every
-// cluster is reported ready at its generation (api.settled) or until ends. Clusters whose last generation was never reported
-// are not resent, so an event acked before its report stays lost.
-func (p *publisher) resendNotReady(ctx context.Context, api *recordingAPI, period time.Duration, until time.Time) {
+// drainResend is Sentinel after the last round: every period it resends
+// the current event of every cluster recordingAPI.drainResends names (one
+// reported not ready, or one whose newest status is older than its
+// generation and that the adapter left alone for drainQuiet), until every
+// cluster is reported ready at its generation (api.settled) or until ends.
+// It returns how many events it resent.
+func (p *publisher) drainResend(ctx context.Context, api *recordingAPI, period time.Duration, until time.Time) int {
+	n := 0
 	for ctx.Err() == nil && time.Now().Before(until) && !api.settled() {
-		// A cluster whose last generation is not reported yet is waited
-		// for (its report may come after an API outage and say pending),
-		// never resent: an adapter that acked it unreported must show.
-		for _, c := range api.notReady() {
+		for _, c := range api.drainResends(time.Now()) {
 			p.publish(ctx, c)
+			api.touch(c.id, time.Now())
+			n++
 		}
 		select {
 		case <-ctx.Done():
-			return
+			return n
 		case <-time.After(period):
 		}
 	}
+	return n
 }
 
 // publish sends one event for c with its own id and traceparent and

@@ -198,12 +198,13 @@ func (h *harness) soak(ctx context.Context) (check.Meta, error) {
 		f.do(ctx, "api-503")
 	})
 	meta.PublishEnd = time.Now()
-	fmt.Printf("soak: last round sent (%d events); draining (at most %v): resending only clusters reported not ready\n", pub.sent, o.drain)
+	fmt.Printf("soak: last round sent (%d events); draining (at most %v): resending clusters reported not ready, and those behind their generation once left alone for %v\n", pub.sent, o.drain, drainQuiet)
 	fwg.Wait() // faults planned before the last round are all done
 	stopFaults()
 	drainEnd := time.Now().Add(o.drain)
-	pub.resendNotReady(ctx, h.api, max(period, 5*time.Second), drainEnd)
+	resent := pub.drainResend(ctx, h.api, max(period, 5*time.Second), drainEnd)
 	h.drain(ctx, drainEnd)
+	fmt.Printf("soak: drained; %d events resent\n", resent)
 	stopSampling()
 	wg.Wait()
 	for _, r := range h.replicas {
@@ -219,10 +220,11 @@ func (h *harness) soak(ctx context.Context) (check.Meta, error) {
 	return meta, nil
 }
 
-// drain waits until the API has answered nothing for 20 s, or deadline.
+// drain waits until the API has answered nothing for drainQuiet, or
+// deadline.
 func (h *harness) drain(ctx context.Context, deadline time.Time) {
 	for time.Now().Before(deadline) && ctx.Err() == nil {
-		if time.Since(h.api.lastRequest()) > 20*time.Second && time.Now().UnixNano() > h.api.down.Load() {
+		if time.Since(h.api.lastRequest()) > drainQuiet && time.Now().UnixNano() > h.api.down.Load() {
 			return
 		}
 		time.Sleep(time.Second)

@@ -29,9 +29,10 @@ func Check(h *History) *Report {
 	last := lastPublished(h.Published)
 	r.Clusters = len(last)
 	puts := okStatuses(h.API)
-	lost(r, h, last, puts)
+	lost(r, h, puts)
 	converged(r, h, last, puts)
 	duplicates(r, h)
+	movedBackwards(r, h, puts)
 	if len(h.Published) > 0 {
 		r.MaestroReqPerEvent = h.Meta.MaestroRequests / float64(len(h.Published))
 	}
@@ -53,6 +54,23 @@ func lastPublished(ps []Published) map[string]Published {
 	return out
 }
 
+// splitDrain is each cluster's last event published in the rounds (up to
+// Meta.PublishEnd; every event when it is not recorded) and when the
+// drain, after it, first resent each cluster it resent.
+func splitDrain(h *History) (rounds map[string]Published, resent map[string]time.Time) {
+	end := h.Meta.PublishEnd
+	var in []Published
+	resent = map[string]time.Time{}
+	for _, p := range h.Published {
+		if end.IsZero() || !p.At.After(end) {
+			in = append(in, p)
+		} else if t, ok := resent[p.Cluster]; !ok || p.At.Before(t) {
+			resent[p.Cluster] = p.At
+		}
+	}
+	return lastPublished(in), resent
+}
+
 // okStatuses are the status PUTs answered 2xx, by cluster, in time order.
 func okStatuses(api []APIRequest) map[string][]APIRequest {
 	out := map[string][]APIRequest{}
@@ -67,19 +85,28 @@ func okStatuses(api []APIRequest) map[string][]APIRequest {
 	return out
 }
 
-// lost: a cluster whose last published generation was never reported with
-// a 2xx status and was not dead-lettered with a reason, and any message
-// RabbitMQ still held at the end (neither acked nor dead-lettered).
-func lost(r *Report, h *History, last map[string]Published, puts map[string][]APIRequest) {
+// lost: a cluster whose last generation published in the rounds was
+// neither reported with a 2xx status before the drain first resent the
+// cluster nor dead-lettered with a reason, and any message RabbitMQ still
+// held at the end (neither acked nor dead-lettered). The drain resends a
+// cluster behind its generation only after leaving it to the adapter for
+// longer than its redelivery backoff (bench/soak drainQuiet), so a
+// generation first reported after that resend is one the adapter lost and
+// Sentinel's resend healed.
+func lost(r *Report, h *History, puts map[string][]APIRequest) {
 	dead := map[string]bool{}
 	for _, d := range h.DeadLetters {
 		if d.Reason != "" {
 			dead[fmt.Sprintf("%s/%d", d.Cluster, d.Generation)] = true
 		}
 	}
+	rounds, resent := splitDrain(h)
 	var ids []string
-	for id, p := range last {
-		if slices.ContainsFunc(puts[id], func(a APIRequest) bool { return a.Generation == p.Generation }) {
+	for id, p := range rounds {
+		cut, wasResent := resent[id]
+		if slices.ContainsFunc(puts[id], func(a APIRequest) bool {
+			return a.Generation == p.Generation && (!wasResent || a.At.Before(cut))
+		}) {
 			continue
 		}
 		if dead[fmt.Sprintf("%s/%d", id, p.Generation)] {
@@ -96,7 +123,7 @@ func lost(r *Report, h *History, last map[string]Published, puts map[string][]AP
 		}
 	}
 	slices.Sort(queues)
-	detail := "clusters whose last generation was neither reported (2xx) nor dead-lettered: " + few(ids)
+	detail := "clusters whose last generation was neither reported (2xx, before any drain resend) nor dead-lettered: " + few(ids)
 	if held > 0 {
 		detail += fmt.Sprintf("; messages RabbitMQ still held at the end: %d (%s)", held, strings.Join(queues, ", "))
 	}

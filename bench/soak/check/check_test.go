@@ -18,6 +18,13 @@ func TestCheck(t *testing.T) {
 		{name: "acked before reporting: last generation never reported", change: func(h *History) {
 			h.API = slices.DeleteFunc(h.API, func(a APIRequest) bool { return a.Cluster == "c1" && a.Generation == 2 && a.Code == 200 })
 		}, failed: []string{"lost events", "convergence"}},
+		{name: "acked before reporting, healed by the drain's resend: still lost", change: func(h *History) {
+			h.API = slices.DeleteFunc(h.API, func(a APIRequest) bool { return a.Cluster == "c1" && a.Generation == 2 && a.Code == 200 })
+			drainResend(h, "c1", 2, "True")
+		}, failed: []string{"lost events"}},
+		{name: "reported, then resent by the drain (not ready, or moved back): not lost", change: func(h *History) {
+			drainResend(h, "c1", 2, "True")
+		}},
 		{name: "a message RabbitMQ still holds at the end is lost", change: func(h *History) {
 			h.Meta.QueueHeld = map[string]int{"q": 0, "q.retry.16s": 1}
 		}, failed: []string{"lost events"}},
@@ -64,7 +71,8 @@ func TestCheck(t *testing.T) {
 			h.Bundles = append(h.Bundles, Bundle{Consumer: "a1", Name: "c1-setup", ID: "u7", Applied: "True"})
 		}, failed: []string{"duplicates"}},
 		{name: "kube: a second Job at one generation (created twice)", change: func(h *History) {
-			h.Kube = append(h.Kube, KubeObject{Event: "added", Kind: "Job", Namespace: "default", Name: "validate-c1", UID: "k9", Cluster: "c1", Generation: "2"})
+			h.Kube = append(h.Kube, KubeObject{Event: "added", Kind: "Job", Namespace: "default", Name: "validate-c1", UID: "k9", Cluster: "c1", Generation: "2",
+				At: time.Date(2026, 12, 2, 5, 5, 0, 0, time.UTC)})
 		}, failed: []string{"duplicates"}},
 		{name: "kube: a namespace created again", change: func(h *History) {
 			h.Kube = append(h.Kube, KubeObject{Event: "added", Kind: "Namespace", Name: "cluster-c1", UID: "k9", Cluster: "c1"})
@@ -87,6 +95,29 @@ func TestCheck(t *testing.T) {
 		{name: "kube: no real agent, nothing to check", change: func(h *History) {
 			h.Meta.KubeClusters, h.Meta.KubeListedAt, h.Kube = nil, time.Time{}, nil
 		}},
+		{name: "moved backwards: a stale status accepted after a newer one", change: func(h *History) {
+			h.API = append(h.API, APIRequest{Method: "PUT", Cluster: "c1", Status: true, Code: 200, Generation: 1, Applied: "False",
+				At: time.Date(2026, 12, 2, 5, 5, 0, 0, time.UTC)})
+		}, failed: []string{"moved backwards"}},
+		{name: "moved backwards: a stale status refused (503) is no move", change: func(h *History) {
+			h.API = append(h.API, APIRequest{Method: "PUT", Cluster: "c1", Status: true, Code: 503, Generation: 1, Applied: "False",
+				At: time.Date(2026, 12, 2, 5, 5, 0, 0, time.UTC)})
+		}},
+		{name: "moved backwards: a bundle updated back to an older generation", change: func(h *History) {
+			h.Agents = append(h.Agents, AgentEvent{Consumer: "a1", Name: "c1-setup", UID: "u1", Kind: "update", Fingerprint: "s1", Generation: "1",
+				At: time.Date(2026, 12, 2, 5, 5, 0, 0, time.UTC)})
+		}, failed: []string{"moved backwards"}},
+		{name: "moved backwards: a bundle deleted and created again at an older generation", change: func(h *History) {
+			at := time.Date(2026, 12, 2, 5, 5, 0, 0, time.UTC)
+			h.Agents = append(h.Agents,
+				AgentEvent{Consumer: "a1", Name: "c1-validation", UID: "u3", Kind: "update", Fingerprint: "f2", Generation: "2", Deleting: true, At: at},
+				AgentEvent{Consumer: "a1", Name: "c1-validation", UID: "u3", Kind: "delete", Fingerprint: "f2", Generation: "2", At: at},
+				AgentEvent{Consumer: "a1", Name: "c1-validation", UID: "u9", Kind: "add", Fingerprint: "f1", Generation: "1", At: at.Add(time.Second)})
+		}, failed: []string{"duplicates", "moved backwards"}}, // generation 1's work again: a second uid of fingerprint f1
+		{name: "moved backwards: a real agent's Job created again at an older generation", change: func(h *History) {
+			h.Kube = append(h.Kube, KubeObject{Event: "added", Kind: "Job", Namespace: "default", Name: "validate-c1", UID: "k9", Cluster: "c1", Generation: "1",
+				At: time.Date(2026, 12, 2, 5, 5, 0, 0, time.UTC)})
+		}, failed: []string{"duplicates", "moved backwards"}}, // a second Job at generation 1
 		{name: "RSS growing", change: func(h *History) {
 			for i := range h.Samples {
 				if h.Samples[i].Replica == "b" {
@@ -211,6 +242,14 @@ func TestConvergenceCountsClusters(t *testing.T) {
 			}
 		})
 	}
+}
+
+// drainResend adds, to h, the drain's resend of cluster id at generation
+// gen 5 s after the last round, and its status reported a second later.
+func drainResend(h *History, id string, gen int, applied string) {
+	at := h.Meta.PublishEnd.Add(5 * time.Second)
+	h.Published = append(h.Published, Published{EventID: "d-" + id, Cluster: id, Generation: gen, At: at})
+	h.API = append(h.API, APIRequest{Method: "PUT", Cluster: id, Status: true, Code: 200, Generation: gen, Applied: applied, Finalized: "False", At: at.Add(time.Second)})
 }
 
 // checkChanged checks the passing history of testdata/pass after change.

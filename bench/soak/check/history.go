@@ -3,8 +3,9 @@
 // HyperFleet API received, what RabbitMQ dead-lettered, what Maestro held at
 // the end, what the agents received, the faults and the process samples) and
 // proves or refutes the soak's invariants: no event lost, every cluster
-// converged, nothing duplicated, no replica's memory, goroutines or open
-// files growing, and the reconcile latency and retry storm figures.
+// converged, nothing duplicated, no status or bundle moved back to an older
+// generation, no replica's memory, goroutines or open files growing, and
+// the reconcile latency and retry storm figures.
 //
 // It is pure: Check takes a History and returns a Report; Load reads a run
 // directory's JSON-lines files into a History.
@@ -73,6 +74,11 @@ type AgentEvent struct {
 	Fingerprint string `json:"fingerprint,omitempty"`
 	Generation  string `json:"generation,omitempty"`
 	Deleting    bool   `json:"deleting,omitempty"`
+	// Cluster is the work's hyperfleet.io/cluster-id label. Name is
+	// Maestro's resource id (the same for a bundle deleted and created
+	// again under its name), not the bundle's name: Bundle.ID maps one
+	// Maestro still holds back to its name.
+	Cluster string `json:"cluster,omitempty"`
 	// OldPresent: the agent still held a work of this name with another
 	// uid when this one arrived (a create while the old one existed).
 	OldPresent bool      `json:"old_present,omitempty"`
