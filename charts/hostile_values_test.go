@@ -4,8 +4,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"gopkg.in/yaml.v3"
 )
 
 // Issue 43's own round on the operator features (alerts as values, the
@@ -118,35 +116,5 @@ func TestHostileOperatorStrings(t *testing.T) {
 // --set-string or --set-json).
 func renderRulesWith(t *testing.T, helm, flag, val string) ([]byte, ruleFile) {
 	t.Helper()
-	out, err := Template(helm, "..", "bundle-adapter", "ci", Case{Name: "rules"}, "--set", "monitoring.prometheusRule.enabled=true",
-		"--api-versions", "monitoring.coreos.com/v1/PrometheusRule", flag, val)
-	if err != nil {
-		t.Fatalf("helm template: %v", err)
-	}
-	objs, err := Split(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range objs {
-		if o.Kind != "PrometheusRule" {
-			continue
-		}
-		var pr struct {
-			Spec yaml.Node `yaml:"spec"`
-		}
-		if err := yaml.Unmarshal(o.Doc, &pr); err != nil {
-			t.Fatal(err)
-		}
-		raw, err := yaml.Marshal(&pr.Spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var rf ruleFile
-		if err := yaml.Unmarshal(raw, &rf); err != nil {
-			t.Fatal(err)
-		}
-		return raw, rf
-	}
-	t.Fatal("no PrometheusRule rendered")
-	return nil, ruleFile{}
+	return renderRuleArgs(t, helm, flag, val)
 }

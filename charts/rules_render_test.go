@@ -33,10 +33,18 @@ type ruleSpec struct {
 // decoded).
 func renderRules(t *testing.T, helm string, set ...string) ([]byte, ruleFile) {
 	t.Helper()
-	extra := []string{"--set", "monitoring.prometheusRule.enabled=true", "--api-versions", "monitoring.coreos.com/v1/PrometheusRule"}
-	for _, s := range set {
-		extra = append(extra, "--set", s)
+	var args []string
+	for _, v := range set {
+		args = append(args, "--set", v)
 	}
+	return renderRuleArgs(t, helm, args...)
+}
+
+// renderRuleArgs is renderRules with helm template's own arguments
+// (--set, --set-string, --set-json, ...).
+func renderRuleArgs(t *testing.T, helm string, args ...string) ([]byte, ruleFile) {
+	t.Helper()
+	extra := append([]string{"--set", "monitoring.prometheusRule.enabled=true", "--api-versions", "monitoring.coreos.com/v1/PrometheusRule"}, args...)
 	out, err := Template(helm, "..", "bundle-adapter", "ci", Case{Name: "rules"}, extra...)
 	if err != nil {
 		t.Fatalf("helm template: %v", err)
