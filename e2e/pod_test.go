@@ -134,6 +134,14 @@ func installChart(t *testing.T, pc *stacktest.PodCluster, in chartInstall) *podR
 		t.Fatalf("helm install: %v\n%s", err, out)
 	}
 	t.Cleanup(r.uninstall)
+	// The chart reads the RabbitMQ URL from this Secret when
+	// broker.rabbitmq.url is empty (its default, as values.yaml tells
+	// operators to create it), and the pod does not start without it.
+	rabbit := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "bundle-adapter-rabbitmq", Namespace: r.ns},
+		StringData: map[string]string{"url": envOr("E2E_RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672/")}}
+	if _, err := r.kc.CoreV1().Secrets(r.ns).Create(context.Background(), rabbit, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatalf("create the RabbitMQ secret: %v", err)
+	}
 	r.kubectl("patch", "deployment", r.deployment(), "--type=merge", "-p",
 		`{"spec":{"replicas":1,"template":{"spec":{"hostNetwork":true,"dnsPolicy":"ClusterFirstWithHostNet"}}}}`)
 	t.Logf("helm install %s in %s: %v", r.name, r.ns, time.Since(start).Round(time.Millisecond))
