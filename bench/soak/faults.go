@@ -84,7 +84,16 @@ func (f *faulter) make(ctx context.Context, name string) (map[string]any, error)
 		if err := f.script("stop"); err != nil {
 			return nil, err
 		}
-		return map[string]any{"script": "hack/maestro.sh stop; start"}, f.script("start")
+		if err := f.script("start"); err != nil {
+			return map[string]any{"script": "hack/maestro.sh stop; start"}, err
+		}
+		// Maestro answers again (start waits for its health check): give
+		// some clusters a new generation, so that writes are due on every
+		// replica now, and time each replica's first accepted write.
+		back := time.Now()
+		bumped := f.bump(resumeBump)
+		return map[string]any{"script": "hack/maestro.sh stop; start", "back_at": back.UTC().Format(time.RFC3339Nano),
+			"bumped": bumped, check.ResumeKey: watchResume(ctx, h.replicas, back)}, nil
 	case "rabbitmq-close":
 		n, err := closeConnections(h.sourceID)
 		return map[string]any{"connections": n}, err

@@ -107,6 +107,13 @@ func (m Metrics) MaestroWrites() float64 {
 		m.Sum(MaestroRequests, `verb="delete"`)
 }
 
+// MaestroWritesAccepted counts the Maestro creates, updates and deletes
+// that succeeded (code ok).
+func (m Metrics) MaestroWritesAccepted() float64 {
+	return m.Sum(MaestroRequests, `verb="create"`, `code="ok"`) + m.Sum(MaestroRequests, `verb="update"`, `code="ok"`) +
+		m.Sum(MaestroRequests, `verb="delete"`, `code="ok"`)
+}
+
 // MaestroCreates counts the Maestro creates that succeeded.
 func (m Metrics) MaestroCreates() float64 {
 	return m.Sum(MaestroRequests, `verb="create"`, `code="ok"`)

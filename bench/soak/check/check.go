@@ -33,6 +33,7 @@ func Check(h *History) *Report {
 	converged(r, h, last, puts)
 	duplicates(r, h)
 	movedBackwards(r, h, puts)
+	writesResumed(r, h)
 	if len(h.Published) > 0 {
 		r.MaestroReqPerEvent = h.Meta.MaestroRequests / float64(len(h.Published))
 	}
