@@ -24,6 +24,20 @@ func (p *Pool) Ping(ctx context.Context) error {
 	return p.reconnecting()
 }
 
+// SourceClients reports how many of the pool's source clients hold their
+// gRPC connection now (sdk-go accepts their writes) and how many there are:
+// connected < total means writes through the others fail ("the cloudevents
+// client is not ready") until they reconnect (at most ReconnectMaxDelay
+// after Maestro answers again). Safe for concurrent use.
+func (p *Pool) SourceClients() (connected, total int) {
+	for _, c := range p.clients {
+		if c.transport.connected() {
+			connected++
+		}
+	}
+	return connected, len(p.clients)
+}
+
 // reconnecting names the source clients waiting to reconnect, nil if none.
 func (p *Pool) reconnecting() error {
 	var down []string

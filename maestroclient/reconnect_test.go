@@ -196,6 +196,7 @@ func TestWatchedTransportFollowsTheConnection(t *testing.T) {
 // Ping, the readiness check, fails while a source client waits to
 // reconnect (its writes fail meanwhile), naming it, though Maestro's REST
 // API answers; it passes again once the client holds its connection.
+// SourceClients (the metric's reading) counts the same clients.
 func TestPingNotReadyWhileReconnecting(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer srv.Close()
@@ -208,7 +209,13 @@ func TestPingNotReadyWhileReconnecting(t *testing.T) {
 	if err := p.Ping(t.Context()); err != nil {
 		t.Fatalf("connected pool: %v", err)
 	}
+	if c, n := p.SourceClients(); c != 3 || n != 3 {
+		t.Errorf("connected pool: SourceClients = %d of %d, want 3 of 3", c, n)
+	}
 	p.clients[1].transport.up.Store(false)
+	if c, n := p.SourceClients(); c != 2 || n != 3 {
+		t.Errorf("client 1 reconnecting: SourceClients = %d of %d, want 2 of 3", c, n)
+	}
 	err = p.Ping(t.Context())
 	if err == nil || !strings.Contains(err.Error(), "client 1 of 3 reconnecting") {
 		t.Errorf("client 1 reconnecting: Ping = %v, want an error naming client 1 of 3", err)

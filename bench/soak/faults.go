@@ -89,11 +89,12 @@ func (f *faulter) make(ctx context.Context, name string) (map[string]any, error)
 		}
 		// Maestro answers again (start waits for its health check): give
 		// some clusters a new generation, so that writes are due on every
-		// replica now, and time each replica's first accepted write.
+		// replica, and watch each replica's source clients reconnect.
 		back := time.Now()
 		bumped := f.bump(resumeBump)
-		return map[string]any{"script": "hack/maestro.sh stop; start", "back_at": back.UTC().Format(time.RFC3339Nano),
-			"bumped": bumped, check.ResumeKey: watchResume(ctx, h.replicas, back)}, nil
+		params := watchResume(ctx, h.replicas, back)
+		params["script"], params["back_at"], params["bumped"] = "hack/maestro.sh stop; start", back.UTC().Format(time.RFC3339Nano), bumped
+		return params, nil
 	case "rabbitmq-close":
 		n, err := closeConnections(h.sourceID)
 		return map[string]any{"connections": n}, err

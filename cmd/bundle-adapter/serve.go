@@ -141,6 +141,7 @@ func runPlan(ctx context.Context, cfg *config.Config, plan *startPlan, listen li
 		defer mc.Close()
 		defer runRefresher(ctx, refresher)()
 		m.WriteBudget(func() metrics.WriteBudgetStats { return metrics.WriteBudgetStats(mc.WriteBudgetStats()) })
+		m.MaestroSourceClients(mc.SourceClients)
 		opts.Maestro = tracing.Maestro(m.Maestro(fed), tp.Tracer())
 	}
 	var kc *kubeclient.Client

@@ -107,11 +107,18 @@ func (m Metrics) MaestroWrites() float64 {
 		m.Sum(MaestroRequests, `verb="delete"`)
 }
 
-// MaestroWritesAccepted counts the Maestro creates, updates and deletes
-// that succeeded (code ok).
-func (m Metrics) MaestroWritesAccepted() float64 {
-	return m.Sum(MaestroRequests, `verb="create"`, `code="ok"`) + m.Sum(MaestroRequests, `verb="update"`, `code="ok"`) +
-		m.Sum(MaestroRequests, `verb="delete"`, `code="ok"`)
+// MaestroWritesRefused counts the Maestro creates, updates and deletes
+// refused as unavailable (Maestro unreachable, or the source client not
+// connected: "the cloudevents client is not ready").
+func (m Metrics) MaestroWritesRefused() float64 {
+	return m.Sum(MaestroRequests, `verb="create"`, `code="unavailable"`) + m.Sum(MaestroRequests, `verb="update"`, `code="unavailable"`) +
+		m.Sum(MaestroRequests, `verb="delete"`, `code="unavailable"`)
+}
+
+// SourceClients is how many of the process's Maestro source clients hold
+// their gRPC connection, and how many it has (0, 0: no Maestro client).
+func (m Metrics) SourceClients() (connected, total float64) {
+	return m.Sum("bundle_adapter_maestro_source_clients_connected"), m.Sum("bundle_adapter_maestro_source_clients")
 }
 
 // MaestroCreates counts the Maestro creates that succeeded.

@@ -7,20 +7,29 @@ import (
 )
 
 // ResumeLimit is how soon after Maestro answers again every replica must
-// have written to it (issue 48: before the reconnect fix a source client
-// waited up to two minutes, refusing every write meanwhile).
+// be able to write to it (issue 48: before the reconnect fix a source
+// client waited up to two minutes, refusing every write meanwhile).
 const ResumeLimit = 5.0 // seconds
 
 // ResumeKey is the maestro-restart fault's param that records, per
-// replica, the seconds from Maestro healthy again to that replica's first
-// write Maestro accepted (-1: none within the harness's watch).
-const ResumeKey = "writes_resumed_s"
+// replica, the seconds from Maestro healthy again to every one of that
+// replica's Maestro source clients holding its connection again (-1: not
+// within the harness's watch). RefusedKey records, per replica, the
+// Maestro writes it refused as unavailable from ResumeLimit after that
+// moment to the watch's end (-1: not known).
+const (
+	ResumeKey  = "writes_resumed_s"
+	RefusedKey = "writes_refused_after_limit"
+)
 
-// writesResumed: after each Maestro restart, every replica wrote to
-// Maestro again within ResumeLimit. The harness makes writes due at the
-// restart (a generation bump of some clusters) and watches each replica's
-// accepted writes, so a replica that wrote nothing in its watch failed to,
-// and fails the run. A run with no Maestro restart has nothing to judge.
+// writesResumed: after each Maestro restart, every replica could write to
+// Maestro again within ResumeLimit (all its source clients connected), and
+// refused no write as unavailable after that. The connection is what
+// decides whether sdk-go accepts a write; the refused writes check that
+// the connection said so truly, whenever writes came (events reach a
+// replica after whatever the queue holds). A run with no Maestro restart
+// has nothing to judge; a restart whose fault failed is reported with its
+// error, not judged here.
 func writesResumed(r *Report, h *History) {
 	worst, restarts, failed := 0.0, 0, 0
 	var bad, all []string
@@ -29,42 +38,60 @@ func writesResumed(r *Report, h *History) {
 			continue
 		}
 		if f.Error != "" {
-			failed++ // the fault itself failed: reported with its error
+			failed++
 			continue
 		}
 		restarts++
+		at := f.At.UTC().Format("15:04:05")
 		per, ok := f.Params[ResumeKey].(map[string]any)
 		if !ok || len(per) == 0 {
-			bad = append(bad, fmt.Sprintf("restart at %s: no %s recorded", f.At.UTC().Format("15:04:05"), ResumeKey))
-			worst = max(worst, -1)
+			bad = append(bad, fmt.Sprintf("restart at %s: no %s recorded", at, ResumeKey))
 			continue
 		}
+		refused, _ := f.Params[RefusedKey].(map[string]any)
 		names := make([]string, 0, len(per))
 		for n := range per {
 			names = append(names, n)
 		}
 		slices.Sort(names)
 		for _, n := range names {
-			s, _ := per[n].(float64)
-			line := fmt.Sprintf("replica %s %.1f s after the restart at %s", n, s, f.At.UTC().Format("15:04:05"))
-			if s < 0 {
-				line = fmt.Sprintf("replica %s wrote nothing after the restart at %s", n, f.At.UTC().Format("15:04:05"))
-			}
+			line, ok, s := resumedLine(n, at, per[n], refused[n])
 			all = append(all, line)
-			if s < 0 || s > ResumeLimit {
+			if !ok {
 				bad = append(bad, line)
 			}
 			worst = max(worst, s)
 		}
 	}
-	if restarts == 0 {
-		r.add("writes resumed after Maestro restart", 0, fmt.Sprintf("<= %.0f s", ResumeLimit), true,
-			"no Maestro restart in this run (%d failed, not judged)", failed)
-		return
+	const name = "writes resumed after Maestro restart"
+	want := fmt.Sprintf("<= %.0f s", ResumeLimit)
+	switch {
+	case restarts == 0:
+		r.add(name, 0, want, true, "no Maestro restart in this run (%d failed, not judged)", failed)
+	case len(bad) > 0:
+		r.add(name, worst, want, false, "%s", strings.Join(bad, "; "))
+	default:
+		r.add(name, worst, want, true, "%s", strings.Join(all, "; "))
 	}
-	if len(bad) > 0 {
-		r.add("writes resumed after Maestro restart", worst, fmt.Sprintf("<= %.0f s", ResumeLimit), false, "%s", strings.Join(bad, "; "))
-		return
+}
+
+// resumedLine words one replica's record of one restart and judges it.
+func resumedLine(replica, at string, resumed, refused any) (line string, ok bool, seconds float64) {
+	s, isNum := resumed.(float64)
+	if !isNum {
+		s = -1
 	}
-	r.add("writes resumed after Maestro restart", worst, fmt.Sprintf("<= %.0f s", ResumeLimit), true, "%s", strings.Join(all, "; "))
+	line = fmt.Sprintf("replica %s connected %.1f s after the restart at %s", replica, s, at)
+	ok = s >= 0 && s <= ResumeLimit
+	if s < 0 {
+		line = fmt.Sprintf("replica %s not connected within the watch after the restart at %s", replica, at)
+	}
+	switch n, known := refused.(float64); {
+	case !known || n < 0:
+		line += ", writes refused later not known"
+	case n > 0:
+		line += fmt.Sprintf(", yet %.0f writes refused as unavailable %.0f s or more after it", n, ResumeLimit)
+		ok = false
+	}
+	return line, ok, s
 }
