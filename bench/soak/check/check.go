@@ -34,6 +34,7 @@ func Check(h *History) *Report {
 	duplicates(r, h)
 	movedBackwards(r, h, puts)
 	writesResumed(r, h)
+	faultsMade(r, h)
 	if len(h.Published) > 0 {
 		r.MaestroReqPerEvent = h.Meta.MaestroRequests / float64(len(h.Published))
 	}
