@@ -33,6 +33,10 @@ type agents struct {
 	rec    *recorder
 	log    *slog.Logger
 
+	// saw, when set, is also told of every spec event an agent receives
+	// (the delivery watch: delivery.go).
+	saw func(agentsim.SpecEvent)
+
 	mu  sync.Mutex
 	run map[string]*agentsim.Agent
 }
@@ -40,7 +44,12 @@ type agents struct {
 func (a *agents) start(consumer string) error {
 	ag, err := agentsim.Start(a.life, agentsim.Options{BrokerAddress: a.broker, Consumer: consumer,
 		Delete: agentsim.DeleteAtOnce, NoDeletionSweep: true, Logger: a.log,
-		OnSpec: func(e agentsim.SpecEvent) { a.rec.add(agentEvent(consumer, e)) }})
+		OnSpec: func(e agentsim.SpecEvent) {
+			a.rec.add(agentEvent(consumer, e))
+			if a.saw != nil {
+				a.saw(e)
+			}
+		}})
 	if err != nil {
 		return fmt.Errorf("agent for %s: %w", consumer, err)
 	}

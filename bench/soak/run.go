@@ -19,19 +19,20 @@ import (
 
 // harness holds what a run started.
 type harness struct {
-	o         *options
-	log       *slog.Logger
-	start     time.Time
-	api       *recordingAPI
-	agents    *agents
-	replicas  []*replica
-	consumers []string // every consumer, the clusters spread over them
-	real      []string // the consumers of real agents (a suffix of consumers)
-	kube      *kubeWatch
-	queue     string
-	exchange  string
-	sourceID  string
-	recs      map[string]*recorder
+	o          *options
+	log        *slog.Logger
+	start      time.Time
+	api        *recordingAPI
+	agents     *agents
+	deliveries *deliveries // what Maestro holds against what the simulated agents received
+	replicas   []*replica
+	consumers  []string // every consumer, the clusters spread over them
+	real       []string // the consumers of real agents (a suffix of consumers)
+	kube       *kubeWatch
+	queue      string
+	exchange   string
+	sourceID   string
+	recs       map[string]*recorder
 }
 
 // run starts the stack's parts of its own, runs the soak, checks the
@@ -68,8 +69,9 @@ func run(ctx context.Context, o *options, log *slog.Logger) (bool, error) {
 	if err := stacktest.RegisterConsumers(ctx, o.maestroREST, h.consumers); err != nil {
 		return false, err
 	}
+	h.deliveries = newDeliveries(h)
 	h.agents = &agents{life: ctx, broker: o.maestroBroker, rec: h.recs[check.Files.Agents], run: map[string]*agentsim.Agent{},
-		log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		log: slog.New(slog.NewTextHandler(io.Discard, nil)), saw: h.deliveries.saw}
 	defer h.agents.stop()
 	for _, c := range h.simulated() {
 		if err := h.agents.start(c); err != nil {
@@ -157,6 +159,8 @@ func (h *harness) soak(ctx context.Context) (check.Meta, error) {
 	go func() { defer wg.Done(); sampleEvery(sctx, o.sampleEvery, h.replicas, h.recs[check.Files.Samples]) }()
 
 	f := &faulter{h: h, rec: h.recs[check.Files.Faults], rng: rand.New(rand.NewPCG(uint64(o.seed), 0xfa17))}
+	wg.Add(1)
+	go func() { defer wg.Done(); h.deliveries.run(sctx, f) }()
 	if h.kube != nil {
 		wg.Add(1)
 		go func() {

@@ -35,6 +35,7 @@ func Check(h *History) *Report {
 	movedBackwards(r, h, puts)
 	writesResumed(r, h)
 	faultsMade(r, h)
+	deliveriesLost(r, h)
 	if len(h.Published) > 0 {
 		r.MaestroReqPerEvent = h.Meta.MaestroRequests / float64(len(h.Published))
 	}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/bundle-adapter/bundle-adapter/bench/soak/check"
+	"github.com/bundle-adapter/bundle-adapter/maestroclient/agentsim"
+)
+
+// A bundle whose spec Maestro has held for deliveryAfter without its
+// simulated agent receiving it is lost, per consumer; one the agent
+// received (a deletion: seen deleting or gone), one of a real agent's
+// consumer, and one not yet behind for deliveryAfter are not; a consumer
+// returned starts over, and what Maestro no longer holds is forgotten.
+func TestDeliveriesLost(t *testing.T) {
+	d := newDeliveries(nil)
+	work := func(id, fp string, deleting bool) *workv1.ManifestWork {
+		w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Name: id, Annotations: map[string]string{fingerprintAnnotation: fp}}}
+		if deleting {
+			w.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+		}
+		return w
+	}
+	d.saw(agentsim.SpecEvent{Kind: "add", Work: work("id-ok", "f1", false)})
+	d.saw(agentsim.SpecEvent{Kind: "add", Work: work("id-old", "f1", false)})     // Maestro holds f2
+	d.saw(agentsim.SpecEvent{Kind: "update", Work: work("id-del", "f1", true)})   // deleting seen
+	d.saw(agentsim.SpecEvent{Kind: "delete", Work: work("id-gone", "f1", false)}) // gone
+	d.saw(agentsim.SpecEvent{Kind: "add", Work: work("id-notdel", "f1", false)})  // Maestro deletes it
+	held := []check.Bundle{
+		{Consumer: "c1", Name: "ok", ID: "id-ok", Fingerprint: "f1"},
+		{Consumer: "c1", Name: "old", ID: "id-old", Fingerprint: "f2"},
+		{Consumer: "c1", Name: "del", ID: "id-del", Fingerprint: "f1", Deleting: true},
+		{Consumer: "c2", Name: "gone", ID: "id-gone", Fingerprint: "f1", Deleting: true},
+		{Consumer: "c2", Name: "notdel", ID: "id-notdel", Fingerprint: "f1", Deleting: true},
+		{Consumer: "c2", Name: "never", ID: "id-never", Fingerprint: "f1"},
+		{Consumer: "real", Name: "r", ID: "id-r", Fingerprint: "f1"},
+	}
+	sim := []string{"c1", "c2"}
+	t0 := time.Date(2026, 12, 6, 3, 0, 0, 0, time.UTC)
+	if got := d.lost(held, sim, t0); len(got) != 0 {
+		t.Errorf("first look: %v, want nothing lost yet", got)
+	}
+	if got := d.lost(held, sim, t0.Add(deliveryAfter-time.Second)); len(got) != 0 {
+		t.Errorf("before deliveryAfter: %v, want nothing lost yet", got)
+	}
+	want := map[string][]string{"c1": {"old"}, "c2": {"never", "notdel"}}
+	if got := d.lost(held, sim, t0.Add(deliveryAfter)); !reflect.DeepEqual(got, want) {
+		t.Errorf("after deliveryAfter: %v, want %v", got, want)
+	}
+	if got := d.lost(held, sim, t0.Add(deliveryAfter+time.Second)); len(got) != 0 {
+		t.Errorf("right after a remedy: %v, want the consumers started over", got)
+	}
+	d.lost(held[:1], sim, t0.Add(2*deliveryAfter))
+	if len(d.behind) != 0 {
+		t.Errorf("behind %v after Maestro dropped them, want none", d.behind)
+	}
+}
