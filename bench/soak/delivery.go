@@ -11,7 +11,8 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/agentsim"
 )
 
-// Maestro delivering nothing of a spec it holds (docs/reliability.md, "A
+// Maestro delivering nothing of a spec it holds, or recording no status
+// for it (docs/reliability.md, "A
 // PostgreSQL restart: spec changes Maestro never delivers"): Maestro hands
 // a spec change to its agent only when PostgreSQL notifies it of the
 // change's event, and its listener misses every notification while it
@@ -97,8 +98,11 @@ func (d *deliveries) check(ctx context.Context, f *faulter) {
 
 // lost is, per simulated consumer, the bundles whose spec Maestro has held
 // for deliveryAfter without the agent receiving it (a deletion counts as
-// received once the agent saw the work deleting or gone). It forgets what
-// Maestro no longer holds, and the consumers it returns start over.
+// received once the agent saw the work deleting or gone), or without the
+// Applied status the agent reports at once for every spec it receives
+// (seen once: 12 bundles received 68 s late whose status Maestro never
+// recorded). It forgets what Maestro no longer holds, and the consumers it
+// returns start over.
 func (d *deliveries) lost(bs []check.Bundle, simulated []string, now time.Time) map[string][]string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -110,7 +114,8 @@ func (d *deliveries) lost(bs []check.Bundle, simulated []string, now time.Time) 
 		}
 		held[b.ID] = true
 		r, ok := d.got[b.ID]
-		if ok && r.fingerprint == b.Fingerprint && (r.deleting || !b.Deleting) {
+		received := ok && r.fingerprint == b.Fingerprint && (r.deleting || !b.Deleting)
+		if received && (b.Deleting || b.Applied == "True") {
 			delete(d.behind, b.ID)
 			continue
 		}

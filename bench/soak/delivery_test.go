@@ -13,8 +13,9 @@ import (
 )
 
 // A bundle whose spec Maestro has held for deliveryAfter without its
-// simulated agent receiving it is lost, per consumer; one the agent
-// received (a deletion: seen deleting or gone), one of a real agent's
+// simulated agent receiving it, or with no Applied status recorded, is
+// lost, per consumer; one the agent received and Maestro holds Applied (a
+// deletion: seen deleting or gone), one of a real agent's
 // consumer, and one not yet behind for deliveryAfter are not; a consumer
 // returned starts over, and what Maestro no longer holds is forgotten.
 func TestDeliveriesLost(t *testing.T) {
@@ -31,8 +32,10 @@ func TestDeliveriesLost(t *testing.T) {
 	d.saw(agentsim.SpecEvent{Kind: "update", Work: work("id-del", "f1", true)})   // deleting seen
 	d.saw(agentsim.SpecEvent{Kind: "delete", Work: work("id-gone", "f1", false)}) // gone
 	d.saw(agentsim.SpecEvent{Kind: "add", Work: work("id-notdel", "f1", false)})  // Maestro deletes it
+	d.saw(agentsim.SpecEvent{Kind: "add", Work: work("id-nostatus", "f1", false)}) // Maestro records no Applied
 	held := []check.Bundle{
-		{Consumer: "c1", Name: "ok", ID: "id-ok", Fingerprint: "f1"},
+		{Consumer: "c1", Name: "ok", ID: "id-ok", Fingerprint: "f1", Applied: "True"},
+		{Consumer: "c1", Name: "nostatus", ID: "id-nostatus", Fingerprint: "f1"},
 		{Consumer: "c1", Name: "old", ID: "id-old", Fingerprint: "f2"},
 		{Consumer: "c1", Name: "del", ID: "id-del", Fingerprint: "f1", Deleting: true},
 		{Consumer: "c2", Name: "gone", ID: "id-gone", Fingerprint: "f1", Deleting: true},
@@ -48,7 +51,7 @@ func TestDeliveriesLost(t *testing.T) {
 	if got := d.lost(held, sim, t0.Add(deliveryAfter-time.Second)); len(got) != 0 {
 		t.Errorf("before deliveryAfter: %v, want nothing lost yet", got)
 	}
-	want := map[string][]string{"c1": {"old"}, "c2": {"never", "notdel"}}
+	want := map[string][]string{"c1": {"nostatus", "old"}, "c2": {"never", "notdel"}}
 	if got := d.lost(held, sim, t0.Add(deliveryAfter)); !reflect.DeepEqual(got, want) {
 		t.Errorf("after deliveryAfter: %v, want %v", got, want)
 	}
