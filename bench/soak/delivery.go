@@ -66,16 +66,7 @@ func (d *deliveries) saw(e agentsim.SpecEvent) {
 
 // run checks every deliveryEvery until ctx ends, recording remedies with f.
 func (d *deliveries) run(ctx context.Context, f *faulter) {
-	t := time.NewTicker(deliveryEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			d.check(ctx, f)
-		}
-	}
+	every(ctx, deliveryEvery, func() { d.check(ctx, f) })
 }
 
 // check lists the source's bundles; a Maestro that does not answer (a

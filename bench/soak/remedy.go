@@ -40,16 +40,23 @@ type remedy struct {
 
 // run checks every remedyEvery until ctx ends.
 func (m *remedy) run(ctx context.Context) {
-	t := time.NewTicker(remedyEvery)
+	every(ctx, remedyEvery, func() {
+		for _, c := range m.h.real {
+			m.check(ctx, c)
+		}
+	})
+}
+
+// every calls fn every period until ctx ends.
+func every(ctx context.Context, period time.Duration, fn func()) {
+	t := time.NewTicker(period)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			for _, c := range m.h.real {
-				m.check(ctx, c)
-			}
+			fn()
 		}
 	}
 }
