@@ -28,10 +28,10 @@ func TestDeliveriesLost(t *testing.T) {
 		return w
 	}
 	d.saw(agentsim.SpecEvent{Kind: "add", Work: work("id-ok", "f1", false)})
-	d.saw(agentsim.SpecEvent{Kind: "add", Work: work("id-old", "f1", false)})     // Maestro holds f2
-	d.saw(agentsim.SpecEvent{Kind: "update", Work: work("id-del", "f1", true)})   // deleting seen
-	d.saw(agentsim.SpecEvent{Kind: "delete", Work: work("id-gone", "f1", false)}) // gone
-	d.saw(agentsim.SpecEvent{Kind: "add", Work: work("id-notdel", "f1", false)})  // Maestro deletes it
+	d.saw(agentsim.SpecEvent{Kind: "add", Work: work("id-old", "f1", false)})      // Maestro holds f2
+	d.saw(agentsim.SpecEvent{Kind: "update", Work: work("id-del", "f1", true)})    // deleting seen
+	d.saw(agentsim.SpecEvent{Kind: "delete", Work: work("id-gone", "f1", false)})  // gone
+	d.saw(agentsim.SpecEvent{Kind: "add", Work: work("id-notdel", "f1", false)})   // Maestro deletes it
 	d.saw(agentsim.SpecEvent{Kind: "add", Work: work("id-nostatus", "f1", false)}) // Maestro records no Applied
 	held := []check.Bundle{
 		{Consumer: "c1", Name: "ok", ID: "id-ok", Fingerprint: "f1", Applied: "True"},

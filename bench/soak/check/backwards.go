@@ -147,6 +147,7 @@ type newest struct {
 type backTrack struct {
 	n         int // moves back: a repeat at the generation it is already back at is none
 	last      int // the generation it was last seen at
+	seen      bool
 	how       string
 	gen, was  int
 	at, wasAt time.Time
@@ -155,13 +156,17 @@ type backTrack struct {
 
 // see is generation g applied or reported at at to what of names; how
 // says what a move back did ("updated to", "created at"; "" for a status).
-// An agent sees a work's status changes as updates too, so a repeat at the
-// generation it already moved back to is not another move.
+// An agent sees a work's status changes as updates too, so an update at
+// the generation the work was last seen at is no move: a repeat at the
+// generation it already moved back to, or a work still behind its
+// cluster's newest (its recreation pending) reporting its status. A create
+// always is one when older.
 func (t *backTrack) see(top *newest, g int, at time.Time, how, of string) {
+	stayed := how == "updated to" && t.seen && t.last == g
 	switch {
 	case !top.set || g > top.gen:
 		*top = newest{gen: g, at: at, of: of, set: true}
-	case g < top.gen && (t.n == 0 || t.last != g):
+	case g < top.gen && !stayed && (t.n == 0 || t.last != g):
 		if t.n == 0 {
 			t.how, t.gen, t.at, t.was, t.wasAt = how, g, at, top.gen, top.at
 			if top.of != of {
@@ -170,7 +175,7 @@ func (t *backTrack) see(top *newest, g int, at time.Time, how, of string) {
 		}
 		t.n++
 	}
-	t.last = g
+	t.last, t.seen = g, true
 }
 
 func (t *backTrack) String() string {
