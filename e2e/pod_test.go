@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -290,22 +291,37 @@ func podClient(t *testing.T, pc *stacktest.PodCluster) *kubernetes.Clientset {
 	return c
 }
 
-// watchTermination polls pod until it is gone and returns the adapter
-// container's last terminated state seen (nil when none was seen).
-func watchTermination(kc *kubernetes.Clientset, ns, pod string, timeout time.Duration) (*corev1.ContainerStateTerminated, error) {
+// watchTermination watches pod, from its resourceVersion rv (read before
+// it was deleted), until it is gone, and returns the adapter container's
+// last terminated state seen (nil when none was seen). A watch sees every
+// update: the kubelet's status with the terminated container can be
+// followed by the pod's removal within milliseconds, which polling missed.
+func watchTermination(kc *kubernetes.Clientset, ns, pod, rv string, timeout time.Duration) (*corev1.ContainerStateTerminated, error) {
 	var last *corev1.ContainerStateTerminated
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		p, err := kc.CoreV1().Pods(ns).Get(context.Background(), pod, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return last, nil
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	for {
+		w, err := kc.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + pod, ResourceVersion: rv})
+		if err != nil {
+			return last, fmt.Errorf("watch pod %s/%s: %w", ns, pod, err)
 		}
-		if err == nil {
+		for ev := range w.ResultChan() {
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok {
+				continue // a watch error (e.g. too old a version): watched again below
+			}
+			rv = p.ResourceVersion
 			if s, ok := adapterStatus(*p); ok && s.State.Terminated != nil {
 				last = s.State.Terminated
 			}
+			if ev.Type == watch.Deleted {
+				w.Stop()
+				return last, nil
+			}
 		}
-		time.Sleep(100 * time.Millisecond)
+		w.Stop()
+		if ctx.Err() != nil {
+			return last, fmt.Errorf("pod %s/%s still there after %v", ns, pod, timeout)
+		}
 	}
-	return last, fmt.Errorf("pod %s/%s still there after %v", ns, pod, timeout)
 }
