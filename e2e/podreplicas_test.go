@@ -192,7 +192,8 @@ func podRoll(t *testing.T, st *stack, api *hyperfleetAPI, r *podRelease, topic, 
 			}
 		}
 	}
-	waitStatuses(t, api, fresh, published, &mu, 120*time.Second)
+	// Not fatal: a lost event shows below, cluster by cluster.
+	_ = until(120*time.Second, func() error { return shortOfStatuses(api, fresh, published, &mu) })
 	eventually(t, 60*time.Second, "the queue empty", func() error {
 		ready, unacked, err := stacktest.QueueDepth(topic + "-e2e")
 		if err == nil && ready+unacked != 0 {
@@ -250,20 +251,24 @@ func podRoll(t *testing.T, st *stack, api *hyperfleetAPI, r *podRelease, topic, 
 // as events were published for it.
 func waitStatuses(t *testing.T, api *hyperfleetAPI, ids []string, published map[string]int, mu *sync.Mutex, timeout time.Duration) {
 	t.Helper()
-	eventually(t, timeout, "a status PUT for every event", func() error {
-		mu.Lock()
-		defer mu.Unlock()
-		var short []string
-		for _, id := range ids {
-			if got, want := api.StatusCount(id), published[id]; got < want {
-				short = append(short, fmt.Sprintf("%s %d/%d", id, got, want))
-			}
+	eventually(t, timeout, "a status PUT for every event", func() error { return shortOfStatuses(api, ids, published, mu) })
+}
+
+// shortOfStatuses names the clusters of ids with fewer status PUTs than
+// events published for them.
+func shortOfStatuses(api *hyperfleetAPI, ids []string, published map[string]int, mu *sync.Mutex) error {
+	mu.Lock()
+	defer mu.Unlock()
+	var short []string
+	for _, id := range ids {
+		if got, want := api.StatusCount(id), published[id]; got < want {
+			short = append(short, fmt.Sprintf("%s %d/%d", id, got, want))
 		}
-		if len(short) > 0 {
-			return fmt.Errorf("clusters short of status PUTs: %v", short)
-		}
-		return nil
-	})
+	}
+	if len(short) > 0 {
+		return fmt.Errorf("clusters short of status PUTs: %v", short)
+	}
+	return nil
 }
 
 // bundleState is what podRoll reads of one of Maestro's bundles.
