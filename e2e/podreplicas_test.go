@@ -243,7 +243,7 @@ func podRoll(t *testing.T, st *stack, api *hyperfleetAPI, r *podRelease, topic, 
 			t.Logf("pod %s (after the roll): %v events, Maestro writes %v", p.Name, m.Sum("bundle_adapter_events_total"), m.MaestroWrites())
 		}
 	}
-	t.Logf("new clusters: %d events, %d lost, %d reported twice; clusters of before the roll: %d status PUTs for their resent events (coalesced: fewer); %d bundles, each written once (%d created during the roll)",
+	t.Logf("new clusters: %d events, %d lost, %d reported twice; clusters of before the roll: %d status PUTs for their resent events (coalesced: fewer); %d bundles in Maestro (%d created during the roll)",
 		len(fresh), lost, twice, reports, len(bundles), len(bundles)-len(created))
 }
 
