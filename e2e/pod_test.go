@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,6 +18,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -28,7 +32,9 @@ import (
 // adapters: the chart's values plus --set-file of the adapter config (and,
 // where the task config is self-contained, of the task config and of
 // broker.yaml). The pod uses hostNetwork: RabbitMQ, Maestro and the
-// recording API listen on this host's loopback.
+// recording API listen on this host's loopback. Replicas that would collide
+// on the host's ports run on the pod network instead (chartInstall.podNetwork)
+// and reach those services through forwarders (podServices).
 
 var (
 	podImageOnce sync.Once
@@ -79,11 +85,18 @@ type chartInstall struct {
 	setFiles map[string]string
 	env      map[string]string // the chart's env list (replaces its defaults)
 	ns       string            // the release's namespace; empty: a new name
+	// podNetwork runs the pods on the cluster's pod network, not on
+	// hostNetwork (the default), with replicas pods from the start; they
+	// reach this host's services at the addresses of podServices, and
+	// rabbitURL is the broker's URL they use (the chart's Secret).
+	podNetwork bool
+	replicas   int
+	rabbitURL  string
 }
 
-// installChart installs the chart with one replica on hostNetwork and
-// returns without waiting for the pod. The release and namespace go when
-// the test ends.
+// installChart installs the chart with one replica on hostNetwork (or, with
+// podNetwork, in.replicas on the pod network) and returns without waiting
+// for the pods. The release and namespace go when the test ends.
 func installChart(t *testing.T, pc *stacktest.PodCluster, in chartInstall) *podRelease {
 	t.Helper()
 	helm, err := charts.Helm("..")
@@ -111,9 +124,12 @@ func installChart(t *testing.T, pc *stacktest.PodCluster, in chartInstall) *podR
 			{"containerPort": mustAtoi(t, r.metrics), "name": "metrics", "protocol": "TCP"},
 		},
 		"readinessProbe": map[string]any{"periodSeconds": 2, "failureThreshold": 1, "timeoutSeconds": 2},
-		"env":            envList(in.env, pc),
+		"env":            envList(in.env, pc, in.podNetwork),
 		// The local node's taint (hack/node.sh); harmless elsewhere.
 		"tolerations": []map[string]any{{"key": "bundle-adapter.io/node", "operator": "Exists", "effect": "NoSchedule"}},
+	}
+	if in.podNetwork {
+		values["replicaCount"] = max(in.replicas, 1)
 	}
 	for k, v := range in.values {
 		values[k] = v
@@ -138,25 +154,28 @@ func installChart(t *testing.T, pc *stacktest.PodCluster, in chartInstall) *podR
 	// broker.rabbitmq.url is empty (its default, as values.yaml tells
 	// operators to create it), and the pod does not start without it.
 	rabbit := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "bundle-adapter-rabbitmq", Namespace: r.ns},
-		StringData: map[string]string{"url": envOr("E2E_RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672/")}}
+		StringData: map[string]string{"url": cmp.Or(in.rabbitURL, envOr("E2E_RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672/"))}}
 	if _, err := r.kc.CoreV1().Secrets(r.ns).Create(context.Background(), rabbit, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("create the RabbitMQ secret: %v", err)
 	}
-	r.kubectl("patch", "deployment", r.deployment(), "--type=merge", "-p",
-		`{"spec":{"replicas":1,"template":{"spec":{"hostNetwork":true,"dnsPolicy":"ClusterFirstWithHostNet"}}}}`)
+	if !in.podNetwork {
+		r.kubectl("patch", "deployment", r.deployment(), "--type=merge", "-p",
+			`{"spec":{"replicas":1,"template":{"spec":{"hostNetwork":true,"dnsPolicy":"ClusterFirstWithHostNet"}}}}`)
+	}
 	t.Logf("helm install %s in %s: %v", r.name, r.ns, time.Since(start).Round(time.Millisecond))
 	return r
 }
 
 // envList is the chart's env value: the test's variables, and where the
 // cluster's kubernetes Service is not reachable from a pod (the local node
-// has no kube-proxy), the API server's address for the in-cluster config.
-func envList(env map[string]string, pc *stacktest.PodCluster) []map[string]string {
+// has no kube-proxy), the API server's address for the in-cluster config
+// (a hostNetwork pod's: not for pods on the pod network).
+func envList(env map[string]string, pc *stacktest.PodCluster, podNetwork bool) []map[string]string {
 	all := map[string]string{}
 	for k, v := range env {
 		all[k] = v
 	}
-	if host, port, ok := strings.Cut(pc.APIServer, ":"); ok {
+	if host, port, ok := strings.Cut(pc.APIServer, ":"); ok && !podNetwork {
 		all["KUBERNETES_SERVICE_HOST"], all["KUBERNETES_SERVICE_PORT"] = host, port
 	}
 	var out []map[string]string
@@ -290,22 +309,96 @@ func podClient(t *testing.T, pc *stacktest.PodCluster) *kubernetes.Clientset {
 	return c
 }
 
-// watchTermination polls pod until it is gone and returns the adapter
-// container's last terminated state seen (nil when none was seen).
-func watchTermination(kc *kubernetes.Clientset, ns, pod string, timeout time.Duration) (*corev1.ContainerStateTerminated, error) {
+// watchTermination watches pod, from its resourceVersion rv (read before
+// it was deleted), until it is gone, and returns the adapter container's
+// last terminated state seen (nil when none was seen). A watch sees every
+// update: the kubelet's status with the terminated container can be
+// followed by the pod's removal within milliseconds, which polling missed.
+func watchTermination(kc *kubernetes.Clientset, ns, pod, rv string, timeout time.Duration) (*corev1.ContainerStateTerminated, error) {
 	var last *corev1.ContainerStateTerminated
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		p, err := kc.CoreV1().Pods(ns).Get(context.Background(), pod, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return last, nil
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	for {
+		w, err := kc.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + pod, ResourceVersion: rv})
+		if err != nil {
+			return last, fmt.Errorf("watch pod %s/%s: %w", ns, pod, err)
 		}
-		if err == nil {
+		for ev := range w.ResultChan() {
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok {
+				continue // a watch error (e.g. too old a version): watched again below
+			}
+			rv = p.ResourceVersion
 			if s, ok := adapterStatus(*p); ok && s.State.Terminated != nil {
 				last = s.State.Terminated
 			}
+			if ev.Type == watch.Deleted {
+				w.Stop()
+				return last, nil
+			}
 		}
-		time.Sleep(100 * time.Millisecond)
+		w.Stop()
+		if ctx.Err() != nil {
+			return last, fmt.Errorf("pod %s/%s still there after %v", ns, pod, timeout)
+		}
 	}
-	return last, fmt.Errorf("pod %s/%s still there after %v", ns, pod, timeout)
+}
+
+// podServices is the stack as pods on the pod network reach it: RabbitMQ
+// and Maestro's gRPC and REST endpoints, each behind a stacktest.Forwarder
+// on the cluster's HostAddr (the local node's bridge address), closed when
+// the test ends. The test itself keeps using st.
+func podServices(t *testing.T, st *stack, pc *stacktest.PodCluster) *stack {
+	t.Helper()
+	if pc.HostAddr == "" {
+		msg := "no address of this host that the cluster's pods reach (E2E_POD_HOST_ADDR)"
+		if os.Getenv("REQUIRE_NODE") == "1" && pc.Local {
+			t.Fatal(msg + " (REQUIRE_NODE=1)")
+		}
+		t.Skip(msg)
+	}
+	forward := func(target string) string {
+		t.Helper()
+		f, err := stacktest.Forward(pc.HostAddr, target)
+		if err != nil {
+			t.Fatalf("forward %s to %s: %v", pc.HostAddr, target, err)
+		}
+		t.Cleanup(f.Close)
+		return f.Addr
+	}
+	rabbit, err := url.Parse(st.rabbitURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rabbit.Port() == "" {
+		rabbit.Host = net.JoinHostPort(rabbit.Hostname(), "5672")
+	}
+	rest, err := url.Parse(st.restURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := *st
+	rabbit.Host, rest.Host = forward(rabbit.Host), forward(rest.Host)
+	pod.rabbitURL, pod.restURL, pod.grpcAddr = rabbit.String(), rest.String(), forward(st.grpcAddr)
+	return &pod
+}
+
+// waitReadyN waits until the release has n pods, all Ready and not being
+// deleted, and returns them.
+func (r *podRelease) waitReadyN(n int, timeout time.Duration) []corev1.Pod {
+	r.t.Helper()
+	var ps []corev1.Pod
+	eventually(r.t, timeout, fmt.Sprintf("%d pods Ready", n), func() error {
+		ps = r.pods()
+		if len(ps) != n {
+			return fmt.Errorf("%d pods", len(ps))
+		}
+		for _, p := range ps {
+			if s := podCondition(p, corev1.PodReady); s != corev1.ConditionTrue {
+				return fmt.Errorf("pod %s phase %s, Ready %q", p.Name, p.Status.Phase, s)
+			}
+		}
+		return nil
+	})
+	return ps
 }

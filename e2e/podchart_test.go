@@ -19,6 +19,11 @@ import (
 // liveness kill of a stopped process does not take the chart's 45 s.
 const podGrace = 30
 
+// podAPITimeout is the pod's HyperFleet API client timeout in TestPodChart:
+// longer than podDrain holds a status PUT, shorter than the broker's
+// shutdown_timeout (20s).
+const podAPITimeout = 15 * time.Second
+
 // TestPodChart installs the chart on a cluster that runs pods, as
 // hyperfleet-infra installs adapters (the chart's values, the adapter
 // config with --set-file, broker.yaml with --set-file; the task config and
@@ -43,6 +48,13 @@ func TestPodChart(t *testing.T) {
 	api := &hyperfleetAPI{&stacktest.API{URL: "http://" + apiAddr}}
 	dir := newAdapterDir(t, st, api, topic, rabbitBroker(st, topic))
 	files := stacktest.FilesIn(dir)
+	// podDrain holds a status PUT for seconds (the pod's deletion, the
+	// queue checks): within the client's timeout, so that what reaches
+	// the API is the one PUT, not a retry of a PUT that timed out.
+	if _, err := stacktest.RewriteYAML(files.Adapter, files.Adapter,
+		map[string]any{"clients.hyperfleet_api.timeout": podAPITimeout.String()}); err != nil {
+		t.Fatal(err)
+	}
 	r := installChart(t, pc, chartInstall{
 		values: map[string]any{
 			"adapterConfig":                 map[string]any{"hyperfleetApi": map[string]any{"baseUrl": api.URL}, "log": map[string]any{"level": "debug"}},
@@ -182,20 +194,28 @@ func signal(t *testing.T, pc *stacktest.PodCluster, pid, sig string) {
 // podDrain holds an event in flight (its status PUT waits), deletes the
 // pod (the kubelet sends SIGTERM and waits the grace period), lets the
 // event finish once the adapter is stopping, and wants the container to
-// exit 0 before the grace period ends, with the status written once.
+// exit 0 before the grace period ends, with the status written once. The
+// event's message must stay unacked (not acked, not given back) while its
+// status PUT waits, before and after the SIGTERM, and be acked once it is
+// done: the queue is empty when the pod is gone, and the replacement pod,
+// Ready, gets no redelivery to report again.
 func podDrain(t *testing.T, st *stack, api *hyperfleetAPI, r *podRelease, topic string) {
 	timeout := shutdownTimeout(t, rabbitBroker(st, topic))
+	queue := topic + "-e2e"
 	p := r.waitReady(60 * time.Second)
 	cl := newCluster(t, st, api, topic)
 	held, release := api.HoldPuts()
 	defer release()
 	before := api.StatusCount(cl.id)
+	_, putsBefore := api.Counts()
 	publish(t, st, topic, cl.id, cl.gen)
 	select {
 	case <-held:
 	case <-time.After(90 * time.Second):
 		t.Fatal("no status PUT came to hold")
 	}
+	heldAt := time.Now()
+	wantDepth(t, queue, 0, 1, "while the event's status PUT waits")
 	start := time.Now()
 	if err := r.kc.CoreV1().Pods(r.ns).Delete(context.Background(), p.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -206,7 +226,7 @@ func podDrain(t *testing.T, st *stack, api *hyperfleetAPI, r *podRelease, topic 
 	}
 	done := make(chan result, 1)
 	go func() {
-		term, err := watchTermination(r.kc, r.ns, p.Name, podGrace*time.Second+30*time.Second)
+		term, err := watchTermination(r.kc, r.ns, p.Name, p.ResourceVersion, podGrace*time.Second+30*time.Second)
 		done <- result{term, err}
 	}()
 	var log string
@@ -217,8 +237,11 @@ func podDrain(t *testing.T, st *stack, api *hyperfleetAPI, r *podRelease, topic 
 		}
 		return nil
 	})
-	time.Sleep(time.Second) // the event stays in flight across the SIGTERM
+	// The event stays in flight across the SIGTERM (the check takes about
+	// a second), its message neither acked nor given back.
+	wantDepth(t, queue, 0, 1, "after the SIGTERM, the event's status PUT still waiting")
 	release()
+	heldFor := time.Since(heldAt)
 	// The last log lines, read while the container is still there.
 	for i := 0; i < 50 && !strings.Contains(log, `"msg":"stopped"`); i++ {
 		if l := r.logs(p.Name); l != "" {
@@ -243,9 +266,33 @@ func podDrain(t *testing.T, st *stack, api *hyperfleetAPI, r *podRelease, topic 
 	if !strings.Contains(log, `"msg":"stopped"`) || strings.Contains(log, "did not finish in time") {
 		t.Errorf("the adapter did not drain cleanly; log tail:\n%s", stacktest.LastLines(log, 10))
 	}
-	time.Sleep(3 * time.Second) // a redelivered event would PUT again
-	if n := api.StatusCount(cl.id); n != before+1 {
-		t.Errorf("%d status PUTs for the in-flight event, want 1", n-before)
-	}
+	// Acked once done, not given back: nothing is left for the replacement.
+	wantDepth(t, queue, 0, 0, "once the pod is gone")
 	t.Logf("pod deleted: container exit %v after %v (shutdown_timeout %v, grace %ds)", res.term, took.Round(time.Millisecond), timeout, podGrace)
+	// The Deployment's replacement consumes the queue: a redelivered event
+	// would be reported again.
+	start = time.Now()
+	next := r.waitReady(120 * time.Second)
+	time.Sleep(3 * time.Second)
+	_, puts := api.Counts()
+	if n := api.StatusCount(cl.id); n != before+1 || puts != putsBefore+1 {
+		t.Errorf("%d status PUTs recorded for the in-flight event (%d received), want 1 (held %v, client timeout %v)",
+			n-before, puts-putsBefore, heldFor.Round(time.Millisecond), podAPITimeout)
+	}
+	t.Logf("status PUT held %v; replacement %s Ready %v after the old pod went; %d status PUT for the event",
+		heldFor.Round(time.Millisecond), next.Name, time.Since(start).Round(time.Millisecond), api.StatusCount(cl.id)-before)
+}
+
+// wantDepth fails the test unless queue holds ready messages ready for
+// delivery and unacked delivered but not acked.
+func wantDepth(t *testing.T, queue string, ready, unacked int, when string) {
+	t.Helper()
+	gotReady, gotUnacked, err := stacktest.QueueDepth(queue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotReady != ready || gotUnacked != unacked {
+		t.Errorf("%s: queue %s has %d ready and %d unacked messages, want %d and %d (unacked: in flight; ready: given back)",
+			when, queue, gotReady, gotUnacked, ready, unacked)
+	}
 }

@@ -39,7 +39,8 @@ fi
 # beside the stack's API server; e2e/pod*_test.go). Under CI (.ci/run sets
 # REQUIRE_NODE=1) a node that cannot come up fails here; elsewhere those
 # tests skip and say why. E2E_POD_KUBECONFIG names another cluster instead.
-# Opt-in (E2E_NODE=1 or REQUIRE_NODE=1) until a full run has passed here.
+# Opt-in outside CI (E2E_NODE=1 or REQUIRE_NODE=1): the node needs root and
+# changes the host (sysctls, iptables) until `hack/node.sh down`.
 start=$SECONDS
 if [[ -n "${E2E_POD_KUBECONFIG:-}" ]]; then
 	echo "e2e.sh: pods run on the cluster of E2E_POD_KUBECONFIG"

@@ -2,11 +2,12 @@
 # hack/node.sh makes the control plane of hack/kube.sh a cluster that runs
 # pods: a kube-scheduler and a kubelet on this host, with containerd and runc
 # from Debian's packages, images imported without a registry (a pause image
-# built here, the project's image from `make image`). Pods are meant to use
-# hostNetwork, so that their traffic stays on loopback; the kubelet still
-# needs a pod network to report Ready, which is a bridge this script makes
-# (podnode0, 10.88.0.1/24, no masquerading, nothing routed off the machine)
-# and whose address is the node's (the kubelet refuses a loopback node IP).
+# built here, the project's image from `make image`). Pods use hostNetwork,
+# so that their traffic stays on loopback, or the pod network, a bridge this
+# script makes (podnode0, 10.88.0.1/24, no masquerading, nothing routed off
+# the machine), whose address is the node's (the kubelet refuses a loopback
+# node IP): pods there reach the host's services only where something
+# listens on 10.88.0.1 (the e2e tests' forwarders, stacktest.Forwarder).
 # The node is tainted bundle-adapter.io/node=pods:NoSchedule: only pods
 # that tolerate it run (no image is ever pulled from a registry).
 #

@@ -21,7 +21,9 @@
 //     and a connection closed as an operator or a failover would;
 //   - RegisterConsumers: a run's consumers registered in Maestro;
 //   - ListBundles: Maestro's resource bundles of a search, page by page;
-//   - FreeAddr and FreePorts: loopback ports.
+//   - FreeAddr and FreePorts: loopback ports;
+//   - Forwarder: a TCP forwarder from an address pods reach to a loopback
+//     service (the chart's pods on the local node's pod network).
 //
 // Production code never imports it. Functions that a binary uses return
 // errors; the certificate helpers, used by tests only, take a testing.TB and

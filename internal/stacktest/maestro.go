@@ -88,6 +88,7 @@ type Bundle struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`
 	Consumer  string `json:"consumer_name"`
+	Version   int    `json:"version"` // 1 when created, one more for each update
 	DeletedAt string `json:"deleted_at"`
 	Metadata  struct {
 		Name              string            `json:"name"`

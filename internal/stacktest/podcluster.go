@@ -23,17 +23,26 @@ import (
 //	E2E_POD_APISERVER    host:port at which a pod reaches the API server when
 //	                     the cluster's kubernetes Service does not (the
 //	                     local node has no kube-proxy); empty: the Service
+//	E2E_POD_HOST_ADDR    an address of this host that pods on the cluster's
+//	                     pod network reach (e.g. the gateway of kind's docker
+//	                     network); the tests forward it to their loopback
+//	                     services (Forwarder). Empty: the tests that run pods
+//	                     off hostNetwork skip
 //
 // The tests' dependencies (RabbitMQ, Maestro, the recording HyperFleet API)
-// listen on this host's loopback, and the pods use hostNetwork: on the local
+// listen on this host's loopback. Most pods use hostNetwork: on the local
 // node they share that loopback; on another cluster they must be reachable
 // at the same addresses from the node (not so for kind's nodes, which are
-// containers: see docs/testing.md).
+// containers: see docs/testing.md). Pods that cannot share the host's ports
+// (two replicas on one node) run on the pod network and reach those
+// services through forwarders on HostAddr: on the local node, its bridge
+// address (hack/node.sh NODE_IP).
 type PodCluster struct {
 	Kubeconfig string
 	Kubectl    string   // kubectl binary
 	LoadImage  []string // command; the image reference is appended
 	APIServer  string   // host:port for KUBERNETES_SERVICE_HOST/PORT; empty: the Service
+	HostAddr   string   // this host's address as pods on the pod network reach it; empty: none
 	Local      bool     // hack/node.sh's node: its containerd is reachable (hack/node.sh ctr)
 	root       string   // the repository, for hack/
 }
@@ -52,7 +61,7 @@ func PodClusterFromEnv(root string) (*PodCluster, error) {
 			return nil, fmt.Errorf("E2E_POD_KUBECONFIG is set but no kubectl in PATH")
 		}
 		return &PodCluster{Kubeconfig: kc, Kubectl: kubectl, LoadImage: load,
-			APIServer: os.Getenv("E2E_POD_APISERVER"), root: root}, nil
+			APIServer: os.Getenv("E2E_POD_APISERVER"), HostAddr: os.Getenv("E2E_POD_HOST_ADDR"), root: root}, nil
 	}
 	node := filepath.Join(root, "hack", "node.sh")
 	if out, err := exec.Command(node, "status").CombinedOutput(); err != nil {
@@ -72,7 +81,8 @@ func PodClusterFromEnv(root string) (*PodCluster, error) {
 		return nil, fmt.Errorf("hack/node.sh env printed no KUBECONFIG, KUBECTL or NODE_APISERVER: %q", env)
 	}
 	return &PodCluster{Kubeconfig: vars["KUBECONFIG"], Kubectl: vars["KUBECTL"],
-		LoadImage: []string{node, "load"}, APIServer: vars["NODE_APISERVER"], Local: true, root: root}, nil
+		LoadImage: []string{node, "load"}, APIServer: vars["NODE_APISERVER"], HostAddr: vars["NODE_IP"],
+		Local: true, root: root}, nil
 }
 
 // Load makes image available to the cluster's nodes.

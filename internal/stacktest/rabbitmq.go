@@ -75,3 +75,23 @@ func rabbitMQConnectionPID(name string) (string, error) {
 	}
 	return "", nil
 }
+
+// QueueDepth is what rabbitmqctl lists for queue: messages ready for
+// delivery and messages delivered but not yet acked. A queue that is not
+// listed is an error.
+func QueueDepth(queue string) (ready, unacked int, err error) {
+	out, err := exec.Command("rabbitmqctl", "-q", "list_queues", "name", "messages_ready", "messages_unacknowledged").CombinedOutput()
+	if err != nil {
+		return 0, 0, fmt.Errorf("rabbitmqctl list_queues: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 3 && f[0] == queue {
+			if _, err := fmt.Sscan(f[1]+" "+f[2], &ready, &unacked); err != nil {
+				return 0, 0, fmt.Errorf("rabbitmqctl list_queues: %q: %v", line, err)
+			}
+			return ready, unacked, nil
+		}
+	}
+	return 0, 0, fmt.Errorf("queue %s not listed by rabbitmqctl", queue)
+}

@@ -103,3 +103,43 @@ func TestCloseRabbitMQConnection(t *testing.T) {
 		t.Error("closing a connection that is not there succeeded")
 	}
 }
+
+// QueueDepth counts a queue's ready and unacked messages apart, and fails
+// for a queue that does not exist.
+func TestQueueDepth(t *testing.T) {
+	_, conn, ch := rabbitChannel(t)
+	if _, err := exec.LookPath("rabbitmqctl"); err != nil {
+		t.Skip("rabbitmqctl is not available")
+	}
+	queue := "stacktest-depth-" + time.Now().Format("150405.000000000")
+	if _, err := ch.QueueDeclare(queue, false, true, false, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := ch.Publish("", queue, false, false, amqp.Publishing{Body: []byte("m")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	consumer, _ := conn.Channel()
+	if _, ok, err := consumer.Get(queue, false); err != nil || !ok {
+		t.Fatalf("get: %v %v", ok, err)
+	}
+	var ready, unacked int
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var err error
+		if ready, unacked, err = QueueDepth(queue); err != nil {
+			t.Fatal(err)
+		}
+		if (ready == 2 && unacked == 1) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if ready != 2 || unacked != 1 {
+		t.Errorf("ready %d, unacked %d; want 2 and 1", ready, unacked)
+	}
+	if _, _, err := QueueDepth(queue + "-missing"); err == nil {
+		t.Error("a missing queue has a depth")
+	}
+}
