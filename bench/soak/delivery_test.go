@@ -14,8 +14,9 @@ import (
 
 // A bundle whose spec Maestro has held for deliveryAfter without its
 // simulated agent receiving it, or with no Applied status recorded, is
-// lost, per consumer; one the agent received and Maestro holds Applied (a
-// deletion: seen deleting or gone), one of a real agent's
+// lost, per consumer, and so is a deletion Maestro still holds (the agent
+// saw it deleting, or gone, and Maestro never got the confirmation); one
+// the agent received and Maestro holds Applied, one of a real agent's
 // consumer, and one not yet behind for deliveryAfter are not; a consumer
 // returned starts over, and what Maestro no longer holds is forgotten.
 func TestDeliveriesLost(t *testing.T) {
@@ -51,7 +52,7 @@ func TestDeliveriesLost(t *testing.T) {
 	if got := d.lost(held, sim, t0.Add(deliveryAfter-time.Second)); len(got) != 0 {
 		t.Errorf("before deliveryAfter: %v, want nothing lost yet", got)
 	}
-	want := map[string][]string{"c1": {"nostatus", "old"}, "c2": {"never", "notdel"}}
+	want := map[string][]string{"c1": {"del", "nostatus", "old"}, "c2": {"gone", "never", "notdel"}}
 	if got := d.lost(held, sim, t0.Add(deliveryAfter)); !reflect.DeepEqual(got, want) {
 		t.Errorf("after deliveryAfter: %v, want %v", got, want)
 	}

@@ -49,8 +49,8 @@ func movedBackwards(r *Report, h *History, puts map[string][]APIRequest) {
 	}
 	byCluster := map[string][]AgentEvent{}
 	for _, e := range h.Agents {
-		if e.Kind == "delete" || e.Deleting || e.Generation == "" {
-			continue
+		if (e.Deleting && e.Kind != "delete") || e.Generation == "" {
+			continue // a delete is kept: the work is gone until created again
 		}
 		k := e.Cluster
 		if k == "" {
@@ -70,6 +70,12 @@ func movedBackwards(r *Report, h *History, puts map[string][]APIRequest) {
 			}
 			short, long := bundleName(names, e)
 			tr := tracks[long]
+			if e.Kind == "delete" {
+				if tr != nil {
+					tr.gone = true
+				}
+				continue
+			}
 			how := "updated to"
 			if e.Kind == "add" {
 				how = "created at"
@@ -148,6 +154,7 @@ type backTrack struct {
 	n         int // moves back: a repeat at the generation it is already back at is none
 	last      int // the generation it was last seen at
 	seen      bool
+	gone      bool // deleted since: its next add is a create
 	how       string
 	gen, was  int
 	at, wasAt time.Time
@@ -156,13 +163,15 @@ type backTrack struct {
 
 // see is generation g applied or reported at at to what of names; how
 // says what a move back did ("updated to", "created at"; "" for a status).
-// An agent sees a work's status changes as updates too, so an update at
-// the generation the work was last seen at is no move: a repeat at the
-// generation it already moved back to, or a work still behind its
-// cluster's newest (its recreation pending) reporting its status. A create
-// always is one when older.
+// An agent sees a work's status changes as updates too, and a restarted
+// agent sees every work it held added again by its resync, so an update or
+// add of a work not deleted since, at the generation it was last seen at,
+// is no move: a repeat at the generation it already moved back to, or a
+// work still behind its cluster's newest (its recreation pending)
+// reporting its status or re-sent. A create after the work was deleted is
+// one when older.
 func (t *backTrack) see(top *newest, g int, at time.Time, how, of string) {
-	stayed := how == "updated to" && t.seen && t.last == g
+	stayed := how != "" && t.seen && !t.gone && t.last == g
 	switch {
 	case !top.set || g > top.gen:
 		*top = newest{gen: g, at: at, of: of, set: true}
@@ -175,7 +184,7 @@ func (t *backTrack) see(top *newest, g int, at time.Time, how, of string) {
 		}
 		t.n++
 	}
-	t.last, t.seen = g, true
+	t.last, t.seen, t.gone = g, true, false
 }
 
 func (t *backTrack) String() string {
