@@ -84,7 +84,8 @@ func agentEvent(consumer string, e agentsim.SpecEvent) check.AgentEvent {
 	w := e.Work
 	return check.AgentEvent{Consumer: consumer, Name: w.Name, UID: string(w.UID), Kind: e.Kind,
 		Fingerprint: w.Annotations[fingerprintAnnotation], Generation: workGeneration(w),
-		Deleting: w.DeletionTimestamp != nil, Cluster: w.Labels[clusterLabel], OldPresent: e.OldPresent, At: time.Now()}
+		Deleting: w.DeletionTimestamp != nil, Cluster: w.Labels[clusterLabel], OldPresent: e.OldPresent,
+		Redelivered: e.Redelivered, OldRedelivered: e.OldRedelivered, At: time.Now()}
 }
 
 // workGeneration is the hyperfleet.io/generation annotation of the work's

@@ -139,6 +139,8 @@ type Agent struct {
 	holds   map[string]hold // by uid: deletions released, held or being confirmed
 	lost    map[string]int  // by uid: deletion requests lost (Options.LoseDeletes)
 	dropped map[string]int  // by uid: finalizers lost (Options.LoseFinalizers)
+
+	seen *redeliveries // the informer's goroutine only (record)
 }
 
 // Start connects an agent for opts.Consumer and returns once its informer
@@ -176,6 +178,7 @@ func Start(ctx context.Context, opts Options) (*Agent, error) {
 	a := &Agent{
 		opts: opts, log: log, works: works, store: local, cancel: cancel,
 		done: make(chan struct{}), pace: newPacer(opts.ApplyRate), holds: map[string]hold{}, lost: map[string]int{}, dropped: map[string]int{},
+		seen: newRedeliveries(),
 		queue: workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](
 			10*time.Millisecond, time.Second)),
 	}

@@ -36,6 +36,7 @@ func Check(h *History) *Report {
 	writesResumed(r, h)
 	faultsMade(r, h)
 	deliveriesLost(r, h)
+	redelivered(r, h)
 	if len(h.Published) > 0 {
 		r.MaestroReqPerEvent = h.Meta.MaestroRequests / float64(len(h.Published))
 	}

@@ -58,6 +58,9 @@ func TestCheck(t *testing.T) {
 		{name: "create while the old work was held", change: func(h *History) {
 			h.Agents[4].OldPresent = true
 		}, failed: []string{"duplicates"}},
+		{name: "created again over a deletion delivered after its confirmation: no object held", change: func(h *History) {
+			h.Agents[4].OldRedelivered = true
+		}},
 		{name: "two works of one fingerprint", change: func(h *History) {
 			h.Agents = append(h.Agents, AgentEvent{Consumer: "a1", Name: "c1-validation", UID: "u4", Kind: "add", Fingerprint: "f2"})
 		}, failed: []string{"duplicates"}},

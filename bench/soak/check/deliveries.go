@@ -35,3 +35,34 @@ func deliveriesLost(r *Report, h *History) {
 	r.add("deliveries Maestro lost", float64(bundles), "reported", true,
 		"%d bundles on %d agents, each agent restarted once for them (its resync delivered them): %s", bundles, len(lines), strings.Join(lines, "; "))
 }
+
+// redelivered reports the deletions Maestro delivered to an agent again
+// after the agent had confirmed them (agentsim.SpecEvent.Redelivered) and
+// the bundles created again over such a copy: Maestro sends one deleting
+// spec per delete request and per resync answer, read from its database
+// before the agent's confirmation removed the bundle, and sdk-go's agent
+// store adds a deleting work it no longer holds (docs/reliability.md,
+// issue 48). The copy holds no object, so a create over it is no
+// duplicate; it is Maestro's and sdk-go's behaviour, reported, not failed.
+func redelivered(r *Report, h *History) {
+	copies, over := 0, 0
+	var lines []string
+	for _, e := range h.Agents {
+		if e.Redelivered {
+			copies++
+			if len(lines) < 5 {
+				lines = append(lines, fmt.Sprintf("%s %s at %s", e.Consumer, e.Name, e.At.UTC().Format("15:04:05.000")))
+			}
+		}
+		if e.OldRedelivered {
+			over++
+		}
+	}
+	if copies == 0 {
+		r.add("deletions delivered again after confirmation", 0, "reported", true, "none")
+		return
+	}
+	r.add("deletions delivered again after confirmation", float64(copies), "reported", true,
+		"%d deleting works received after the agent confirmed them, %d bundles created again over such a copy; first: %s",
+		copies, over, strings.Join(lines, "; "))
+}

@@ -32,3 +32,31 @@ func TestDeliveriesLost(t *testing.T) {
 		})
 	}
 }
+
+// Deletions delivered again after their confirmation are counted, with
+// the creates over them; the verdict never fails.
+func TestRedelivered(t *testing.T) {
+	at := time.Date(2026, 12, 6, 4, 32, 41, 693e6, time.UTC)
+	cases := []struct {
+		name   string
+		agents []AgentEvent
+		value  float64
+		detail string
+	}{
+		{"none", []AgentEvent{{Consumer: "soak-c1", Name: "u1", Kind: "add"}}, 0, "none"},
+		{"one, created again over it", []AgentEvent{
+			{Consumer: "soak-c12", Name: "u1", Kind: "add", Deleting: true, Redelivered: true, At: at},
+			{Consumer: "soak-c12", Name: "u1", Kind: "add", OldRedelivered: true, At: at}},
+			1, "1 deleting works received after the agent confirmed them, 1 bundles created again over such a copy; first: soak-c12 u1 at 04:32:41.693"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := &Report{}
+			redelivered(r, &History{Agents: c.agents})
+			v := r.Verdicts[0]
+			if !v.Pass || v.Value != c.value || v.Detail != c.detail {
+				t.Errorf("got %v %v %q, want pass %v %q", v.Pass, v.Value, v.Detail, c.value, c.detail)
+			}
+		})
+	}
+}

@@ -81,8 +81,14 @@ type AgentEvent struct {
 	Cluster string `json:"cluster,omitempty"`
 	// OldPresent: the agent still held a work of this name with another
 	// uid when this one arrived (a create while the old one existed).
-	OldPresent bool      `json:"old_present,omitempty"`
-	At         time.Time `json:"at"`
+	OldPresent bool `json:"old_present,omitempty"`
+	// Redelivered: a deleting work whose deletion this agent had already
+	// confirmed, delivered again (agentsim.SpecEvent.Redelivered);
+	// OldRedelivered: a live work that replaced such a copy, which held
+	// no object (not OldPresent).
+	Redelivered    bool      `json:"redelivered,omitempty"`
+	OldRedelivered bool      `json:"old_redelivered,omitempty"`
+	At             time.Time `json:"at"`
 }
 
 // KubeObject is one object a real `maestro agent` applied on the soak's
