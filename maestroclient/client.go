@@ -33,7 +33,11 @@ type Client struct {
 	dialer *grpcoptions.GRPCDialer
 	// transport says whether works holds its gRPC connection.
 	transport *watchedTransport
-	cancel    context.CancelFunc
+	// subscription watches the status subscription of this client's pool
+	// (its first client's transport), nil when none subscribes: while
+	// Maestro refuses it, no write is sent (refusal.go).
+	subscription *errorWatch
+	cancel       context.CancelFunc
 	// libLog receives the libraries' logs; quiet once closed is set.
 	libLog slog.Handler
 	closed *atomic.Bool
@@ -78,8 +82,12 @@ func newClient(ctx context.Context, opts Options, rest *restReader, writes *budg
 		cancel()
 		return nil, fmt.Errorf("maestroclient: source client for %s: %w", secret.MaskURL(opts.GRPCAddress), err)
 	}
+	var subscription *errorWatch
+	if opts.Status != nil {
+		subscription = &transport.watch
+	}
 	return &Client{
-		opts: opts, log: opts.Logger, rest: rest, works: works, transport: transport,
+		opts: opts, log: opts.Logger, rest: rest, works: works, transport: transport, subscription: subscription,
 		dialer: dialer, cancel: cancel, libLog: libLog, closed: closed, sem: make(chan struct{}, 1),
 		writes: writes,
 	}, nil
@@ -139,9 +147,14 @@ func newDialer(opts Options) (*grpcoptions.GRPCDialer, error) {
 // namespace meanwhile. It first waits for consumer's write budget, without
 // the semaphore: writes of other consumers go on meanwhile. A write that
 // fails is taken back from the budget's outstanding writes of bundle
-// consumer/name (it did not reach the agent).
+// consumer/name (it did not reach the agent). While Maestro refuses the
+// pool's status subscription nothing is sent and the write fails with a
+// SubscriptionRefusedError, not retried (refusal.go).
 func (c *Client) withConsumer(ctx context.Context, consumer, name string,
 	fn func(workv1client.ManifestWorkInterface) error) error {
+	if err := c.subscription.refusalOrNil(); err != nil {
+		return err
+	}
 	if err := c.writes.wait(ctx, consumer, name); err != nil {
 		return err
 	}
@@ -153,7 +166,7 @@ func (c *Client) withConsumer(ctx context.Context, consumer, name string,
 	}
 	defer func() { <-c.sem }()
 	c.works.SetNamespace(consumer)
-	err := fn(c.works)
+	err := c.subscription.orRefusal(fn(c.works))
 	if err != nil {
 		c.writes.unsent(consumer, name)
 	}

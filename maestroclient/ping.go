@@ -15,10 +15,15 @@ import (
 // and checks that every source client holds its gRPC connection. It does
 // not wait for a read slot. nil means Maestro answered below 500 and no
 // client is waiting to reconnect; an error is a transport failure
-// (unreachable, TLS refused), a 5xx, or the clients still reconnecting
-// (their writes fail meanwhile; see ReconnectMaxDelay).
+// (unreachable, TLS refused), a 5xx, a SubscriptionRefusedError (Maestro
+// refuses the status subscription the bundle view needs; no write is sent
+// meanwhile), or the clients still reconnecting (their writes fail
+// meanwhile; see ReconnectMaxDelay).
 func (p *Pool) Ping(ctx context.Context) error {
 	if err := p.clients[0].rest.ping(ctx); err != nil {
+		return err
+	}
+	if err := p.clients[0].subscription.refusalOrNil(); err != nil {
 		return err
 	}
 	return p.reconnecting()

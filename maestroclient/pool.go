@@ -58,6 +58,9 @@ func NewPool(ctx context.Context, opts Options) (*Pool, error) {
 			_ = p.Close()
 			return nil, err
 		}
+		if i > 0 {
+			c.subscription = p.clients[0].subscription // the pool's one subscription
+		}
 		p.clients = append(p.clients, c)
 	}
 	return p, nil

@@ -66,9 +66,26 @@ func connectParams() grpc.DialOption {
 // client connects it (Connect) after every wait and closes it (Close) as
 // soon as it finds the connection lost, before it waits, so between the
 // two the client accepts writes and outside it refuses them. up says which.
+//
+// It also reads the errors the transport reports to sdk-go on their way
+// (ErrorChan), to tell a refused status subscription from a lost
+// connection (refusal.go). life bounds that reading; nil stands for
+// context.Background (tests).
 type watchedTransport struct {
 	ceoptions.CloudEventTransport
-	up atomic.Bool
+	up    atomic.Bool
+	life  context.Context
+	watch errorWatch
+}
+
+// ErrorChan is the transport's error channel as sdk-go's client reads it,
+// each error noted on its way (see errorWatch).
+func (t *watchedTransport) ErrorChan() <-chan error {
+	life := t.life
+	if life == nil {
+		life = context.Background()
+	}
+	return t.watch.forward(life, t.CloudEventTransport.ErrorChan())
 }
 
 func (t *watchedTransport) Connect(ctx context.Context) error {

@@ -36,7 +36,7 @@ func newSourceClient(ctx context.Context, rest *restReader, dialer *grpcoptions.
 		grpcOpts.ServerHealthinessTimeout = &opts.ServerHealthinessTimeout
 	}
 	sourceOpts := grpcoptions.NewSourceOptions(grpcOpts, sourceID, workpayload.ManifestBundleEventDataType)
-	transport := &watchedTransport{CloudEventTransport: sourceOpts.CloudEventsTransport}
+	transport := &watchedTransport{CloudEventTransport: sourceOpts.CloudEventsTransport, life: ctx}
 	sourceOpts.CloudEventsTransport = transport
 	ce, err := ceclients.NewCloudEventSourceClient[*workv1.ManifestWork](ctx, sourceOpts,
 		nil, nil, // no resync: no lister and no status hashes needed

@@ -298,7 +298,7 @@ func writeConfigs(o *options, dir, apiURL, sourceID, topic string) (stacktest.Fi
 		Name: sourceID, APIURL: apiURL, APITimeout: 10 * time.Second, APIRetryAttempts: 3, APIRetryBackoff: "exponential",
 		SubscriptionID: "soak", Topic: topic,
 		MaestroGRPC: o.maestroGRPC, MaestroREST: o.maestroREST, SourceID: sourceID, MaestroTimeout: 20 * time.Second,
-		MaestroViewMaxAge: o.viewMaxAge,
+		MaestroViewMaxAge: o.viewMaxAge, MaestroViewOff: o.viewMaxAge == 0,
 	}
 	// Deliveries cover an API outage and a Maestro restart (about a minute
 	// before its source client publishes again: docs/reliability.md). The

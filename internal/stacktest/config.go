@@ -71,9 +71,12 @@ type AdapterConfig struct {
 	// clients.maestro to secure the connection (an auth block); empty:
 	// "insecure: true".
 	MaestroAuth string
-	// MaestroViewMaxAge, when positive, turns the bundle view on
-	// (clients.maestro.view: {enabled: true, max_age}).
+	// MaestroViewMaxAge, when positive, writes the bundle view's key
+	// (clients.maestro.view: {enabled: true, max_age}); MaestroViewOff
+	// turns the view off (enabled: false). Neither: no key, the default
+	// (on since issue 47).
 	MaestroViewMaxAge time.Duration
+	MaestroViewOff    bool
 
 	// KubeConfigPath is clients.kubernetes.kube_config_path, for the
 	// kubernetes transport. Set without any Maestro field, the config has
@@ -107,7 +110,10 @@ func (c AdapterConfig) YAML() string {
 	if c.MaestroTimeout > 0 {
 		fmt.Fprintf(&b, "    timeout: %s\n", c.MaestroTimeout)
 	}
-	if c.MaestroViewMaxAge > 0 {
+	switch {
+	case c.MaestroViewOff:
+		b.WriteString("    view: {enabled: false}\n")
+	case c.MaestroViewMaxAge > 0:
 		fmt.Fprintf(&b, "    view: {enabled: true, max_age: %s}\n", c.MaestroViewMaxAge)
 	}
 	b.WriteString(or(c.MaestroAuth, "    insecure: true\n"))

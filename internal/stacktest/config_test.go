@@ -45,6 +45,16 @@ func TestConfigsLoad(t *testing.T) {
 			t.Errorf("broker config lacks %q:\n%s", want, broker.YAML())
 		}
 	}
+	// MaestroViewOff turns the view off by name (the default is on).
+	adapter.MaestroViewMaxAge, adapter.MaestroViewOff = 0, true
+	if err := WriteFiles(f, adapter.YAML(), broker.YAML()); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := config.Load(config.Files{Adapter: f.Adapter, Task: f.Task, Broker: f.Broker}, nil); err != nil {
+		t.Errorf("MaestroViewOff: load: %v", err)
+	} else if cfg.Adapter.Clients.Maestro.View.Enabled {
+		t.Errorf("MaestroViewOff: view %+v, want off", cfg.Adapter.Clients.Maestro.View)
+	}
 	// Zero values are left out, an auth block replaces insecure.
 	bare := AdapterConfig{Name: "a", MaestroAuth: "    auth: {type: tls}\n"}.YAML()
 	if strings.Contains(bare, "timeout") || strings.Contains(bare, "view") || strings.Contains(bare, "insecure") || !strings.Contains(bare, "auth: {type: tls}") {
