@@ -145,12 +145,13 @@ type MaestroConfig struct {
 }
 
 // MaestroView configures the watch-fed view of this source's bundles
-// (maestroclient/view): with Enabled, an event whose bundles the view
-// holds, read within MaxAge, and would all decide unchanged makes no
-// Maestro request. MaxAge (default 5m) bounds how long a change no agent
-// reported on the status stream can go unseen; it never allows a write.
-// The view is filled and kept fresh by Lists of this source's bundles,
-// ListPageSize (default 500) bundles a request.
+// (maestroclient/view), on unless a config sets enabled: false: with
+// Enabled, an event whose bundles the view holds, read within MaxAge, and
+// would all decide unchanged makes no Maestro request. MaxAge (default 5m)
+// bounds how long a change no agent reported on the status stream can go
+// unseen; it never allows a write. The view is filled and kept fresh by
+// Lists of this source's bundles, ListPageSize (default 1000) bundles a
+// request.
 type MaestroView struct {
 	Enabled      bool                `yaml:"enabled"`
 	MaxAge       configfile.Duration `yaml:"max_age"`
@@ -210,7 +211,11 @@ func defaultAdapterConfig() AdapterConfig {
 		Log: LogConfig{Level: "info", Format: "json", Output: "stdout"},
 		Clients: Clients{
 			HyperfleetAPI: HyperfleetAPIConfig{Version: "v1", ReadinessPath: "/api/hyperfleet", Timeout: configfile.Duration(10e9), RetryAttempts: 3, RetryBackoff: "exponential"},
-			Maestro:       MaestroConfig{Timeout: configfile.Duration(10e9), RetryAttempts: 3},
+			// The bundle view is on unless a config turns it off: HyperFleet's
+			// configs have no such key, and without it every unchanged event
+			// reads Maestro (issue 47: 7.5x the anchor's unchanged events/s
+			// with it off, 14.7x on; docs/configuration.md "The bundle view").
+			Maestro: MaestroConfig{Timeout: configfile.Duration(10e9), RetryAttempts: 3, View: MaestroView{Enabled: true}},
 		},
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,6 +70,13 @@ func rabbitBroker(st *stack, topic string) string {
 // is stopped (SIGTERM) when the test ends, and its log shown if it failed.
 func startAdapter(t *testing.T, st *stack, dir, topic string) *adapterProc {
 	t.Helper()
+	return startAdapterUntil(t, st, dir, topic, "")
+}
+
+// startAdapterUntil is startAdapter; with notReady set it waits instead
+// until /readyz answers an error that contains notReady.
+func startAdapterUntil(t *testing.T, st *stack, dir, topic, notReady string) *adapterProc {
+	t.Helper()
 	a, err := stacktest.StartAdapter(stacktest.AdapterOptions{
 		Bin: adapterBin, Files: stacktest.FilesIn(dir),
 		Env:     []string{"MAESTRO_CONSUMER=" + st.consumer, "VALIDATOR_IMAGE=busybox:1.36"},
@@ -79,7 +87,16 @@ func startAdapter(t *testing.T, st *stack, dir, topic string) *adapterProc {
 	}
 	p := &adapterProc{Adapter: a, t: t}
 	t.Cleanup(func() { p.stop(); p.dumpLogOnFailure() })
-	eventually(t, 90*time.Second, "adapter /readyz", p.Ready)
+	if notReady == "" {
+		eventually(t, 90*time.Second, "adapter /readyz", p.Ready)
+		return p
+	}
+	eventually(t, 90*time.Second, "adapter /readyz saying "+notReady, func() error {
+		if err := p.Ready(); err == nil || !strings.Contains(err.Error(), notReady) {
+			return fmt.Errorf("/readyz: %v", err)
+		}
+		return nil
+	})
 	return p
 }
 

@@ -117,10 +117,15 @@ func TestNewClusterIsAppliedAndReported(t *testing.T) {
 	}
 }
 
-// Scenario 2: the same event 20 times makes zero Maestro writes and one
-// Maestro read each (one request for both bundles).
+// Scenario 2: the same event 20 times makes zero Maestro writes and, with
+// the bundle view turned off (clients.maestro.view.enabled: false, the
+// default before issue 47), one Maestro read each (one request for both
+// bundles). With the view on, the default, TestRepeatedEventsServedByTheView.
 func TestRepeatedEventsWriteNothing(t *testing.T) {
-	e := startEnv(t)
+	st := requireStack(t)
+	e := &env{st: st, api: newAPI(t), topic: unique("e2e-")}
+	e.dir = newAdapterDirWith(t, st, e.api, e.topic, "    insecure: true\n    view: {enabled: false}\n")
+	e.proc = startAdapter(t, st, e.dir, e.topic)
 	c := newCluster(t, e.st, e.api, e.topic)
 	c.reconcileUntil(90*time.Second, "Applied True", wantConditions("Applied=True/BundlesApplied"))
 	writes, reads := e.proc.maestroWrites(), e.proc.maestroReads()

@@ -54,6 +54,9 @@ func TestMaestroMutualTLS(t *testing.T) {
 	t.Run("refused gRPC clients write nothing", func(t *testing.T) {
 		refusedPublishers(t, m, p, good, source, consumer)
 	})
+	t.Run("refused status subscription: no write, readiness names it", func(t *testing.T) {
+		refusedSubscriber(t, m, p, good, source, consumer)
+	})
 	t.Run("authorizer unreachable: unavailable, then accepted", func(t *testing.T) {
 		authorizerOutage(t, authz, good, consumer)
 	})
@@ -148,6 +151,62 @@ func refusedPublishers(t *testing.T, m *tlsMaestro, p *tlsPKI, good *maestroclie
 				t.Errorf("the refused create left something: get = %v", err)
 			}
 		})
+	}
+}
+
+// refusedSubscriber opens pools that subscribe to the source's status
+// events (the bundle view's stream) on the real mutual-TLS Maestro. With an
+// identity its authorizer does not bind, Maestro refuses the subscription:
+// Ping (/readyz) names the refusal, and a create through any client of the
+// pool fails with it, not as unavailable, and writes nothing. With the
+// bound identity the subscription is accepted: Ping passes and a create
+// goes through.
+func refusedSubscriber(t *testing.T, m *tlsMaestro, p *tlsPKI, good *maestroclient.Client, source, consumer string) {
+	want := "unauthorized to subscribe the event from source " + source
+	denied := newTLSPool(t, m, source, p.trusted(p.denied), p.verifying())
+	eventually(t, 20*time.Second, "Ping naming the refused subscription", func() error {
+		err := denied.Ping(t.Context())
+		if err == nil || !strings.Contains(err.Error(), want) {
+			return fmt.Errorf("Ping = %v", err)
+		}
+		t.Logf("Ping: %v", err)
+		return nil
+	})
+	// And it keeps naming it across sdk-go's reconnects (each refused, each
+	// followed by the closed connection's own error).
+	for i := range 12 {
+		time.Sleep(500 * time.Millisecond)
+		if err := denied.Ping(t.Context()); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Ping %d, %s later: %v, want the refusal still", i, time.Duration(i+1)*500*time.Millisecond, err)
+		}
+	}
+	for i := range 8 { // names spread over the pool's clients
+		name := unique(fmt.Sprintf("unsubscribed-%d-", i))
+		_, err := denied.Create(t.Context(), consumer, tlsBundle(name, "v1"), adapter.Unread)
+		checkRefusal(t, err, nil, want)
+		var refused *maestroclient.SubscriptionRefusedError
+		if !errors.As(err, &refused) {
+			t.Errorf("create %s: %v, want a SubscriptionRefusedError", name, err)
+		}
+		if _, err := good.Get(t.Context(), consumer, name); !errors.Is(err, adapter.ErrNotFound) {
+			t.Errorf("the refused create left something: get = %v", err)
+		}
+	}
+
+	allowed := newTLSPool(t, m, source, p.trusted(p.allowed), p.verifying())
+	// Refusals come at once on every reconnect: had this one been refused,
+	// the check below would see it within a few seconds.
+	time.Sleep(5 * time.Second)
+	if err := allowed.Ping(t.Context()); err != nil {
+		t.Errorf("bound identity, subscribed: Ping = %v", err)
+	}
+	name := unique("subscribed-")
+	if _, err := allowed.Create(t.Context(), consumer, tlsBundle(name, "v1"), adapter.Unread); err != nil {
+		t.Fatalf("bound identity, subscribed: create: %v", err)
+	}
+	waitBundle(t, good, consumer, name, "v1")
+	if err := good.Delete(t.Context(), consumer, name); err != nil {
+		t.Errorf("delete: %v", err)
 	}
 }
 
@@ -258,13 +317,21 @@ func adapterOverTLS(t *testing.T, st *stack, m *tlsMaestro, p *tlsPKI, source st
 	tests := []struct {
 		name        string
 		cert        stacktest.KeyPair
+		view        string // the clients.maestro.view line, "": the default (on)
+		notReady    string // fragment /readyz answers with, "": ready
 		want        []string
 		message     string             // fragment of the Applied condition's message, if any
 		createCodes map[string]float64 // create calls by code label; -1: at least one
 	}{
-		{"bound identity", p.allowed, []string{"Applied=True/BundlesApplied", "Available=True/BundlesAvailable"},
+		{"bound identity", p.allowed, "", "", []string{"Applied=True/BundlesApplied", "Available=True/BundlesAvailable"},
 			"", map[string]float64{"ok": 2, "error": 0, "unavailable": 0}},
-		{"identity not bound", p.denied, []string{"Applied=False/ExecutionFailed", "Health=False/ExecutionFailed:resources"},
+		// The view (on by default) subscribes to the status stream, which
+		// Maestro refuses first: no write is sent, /readyz says why.
+		{"identity not bound", p.denied, "", "unauthorized to subscribe the event from source " + source,
+			[]string{"Applied=False/ExecutionFailed", "Health=False/ExecutionFailed:resources"},
+			"unauthorized to subscribe the event from source " + source, map[string]float64{"ok": 0, "error": -1, "unavailable": 0}},
+		{"identity not bound, view off", p.denied, "    view: {enabled: false}\n", "",
+			[]string{"Applied=False/ExecutionFailed", "Health=False/ExecutionFailed:resources"},
 			"unauthorized to publish the event from source " + source, map[string]float64{"ok": 0, "error": -1, "unavailable": 0}},
 	}
 	for _, tt := range tests {
@@ -274,10 +341,10 @@ func adapterOverTLS(t *testing.T, st *stack, m *tlsMaestro, p *tlsPKI, source st
 			startSimAgent(t, m, local.consumer)
 			api, topic := newAPI(t), unique("e2e-tls-")
 			dir := newAdapterDir(t, &local, api, topic, rabbitBroker(&local, topic))
-			writeFile(t, filepath.Join(dir, "adapter-config.yaml"), tlsAdapterConfig(api, m, p, tt.cert, source, topic))
-			// startAdapter waits for /readyz, whose Maestro check goes
-			// through the Maestro client's own TLS settings (private CA).
-			proc := startAdapter(t, &local, dir, topic)
+			writeFile(t, filepath.Join(dir, "adapter-config.yaml"), tlsAdapterConfig(api, m, p, tt.cert, source, topic, tt.view))
+			// /readyz's Maestro check goes through the Maestro client's
+			// own TLS settings (private CA).
+			proc := startAdapterUntil(t, &local, dir, topic, tt.notReady)
 			c := newCluster(t, &local, api, topic)
 			status := c.reconcileUntil(60*time.Second, strings.Join(tt.want, ", "), wantConditions(tt.want...))
 			if msg := conditionMessage(status, "Applied"); !strings.Contains(msg, tt.message) {
@@ -307,11 +374,11 @@ func conditionMessage(status map[string]any, typ string) string {
 
 // tlsAdapterConfig is an adapter config for the TLS Maestro with cert as
 // the client identity, in the config vocabulary a deployment uses.
-func tlsAdapterConfig(api *hyperfleetAPI, m *tlsMaestro, p *tlsPKI, cert stacktest.KeyPair, source, topic string) string {
+func tlsAdapterConfig(api *hyperfleetAPI, m *tlsMaestro, p *tlsPKI, cert stacktest.KeyPair, source, topic, view string) string {
 	return adapterConfig(api, topic, m.grpcAddr, m.restURL, source, fmt.Sprintf(`    auth:
       type: tls
       tls_config: {ca_file: %q, cert_file: %q, key_file: %q}
-`, p.caFile, cert.CertFile, cert.KeyFile))
+`, p.caFile, cert.CertFile, cert.KeyFile)+view)
 }
 
 // ---------------------------------------------------------------- PKI
@@ -462,6 +529,27 @@ func newTLSClient(t *testing.T, m *tlsMaestro, source string, grpcTLS, httpTLS m
 		GRPCAddress: m.grpcAddr, GRPC: grpcTLS, HTTPURL: m.restURL, HTTP: httpTLS, SourceID: source,
 	})
 }
+
+// newTLSPool opens a maestroclient Pool that subscribes to the source's
+// status events (as the bundle view does), closed at the end of the test.
+func newTLSPool(t *testing.T, m *tlsMaestro, source string, grpcTLS, httpTLS maestroclient.TLSOptions) *maestroclient.Pool {
+	t.Helper()
+	p, err := maestroclient.NewPool(context.Background(), maestroclient.Options{
+		GRPCAddress: m.grpcAddr, GRPC: grpcTLS, HTTPURL: m.restURL, HTTP: httpTLS, SourceID: source,
+		Timeout: 10 * time.Second, Logger: slog.New(slog.DiscardHandler), Status: discardStatus{},
+	})
+	if err != nil {
+		t.Fatalf("maestroclient pool: %v", err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	return p
+}
+
+// discardStatus is a status stream consumer that keeps nothing.
+type discardStatus struct{}
+
+func (discardStatus) Subscribed()                 {}
+func (discardStatus) Status(*workv1.ManifestWork) {}
 
 // newClient opens a maestroclient closed at the end of the test; its logs
 // are dropped (the errors under test are returned).

@@ -7,16 +7,17 @@ import (
 	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 )
 
-// With clients.maestro.view enabled, the adapter binary on the real stack
-// serves repeated unchanged events from its view: after the one read that
-// fills the view (the create forgot it), 20 unchanged events make no
+// With the adapter config as HyperFleet writes it (no clients.maestro.view:
+// the view is on by default, issue 47), the adapter binary on the real
+// stack serves repeated unchanged events from its view: after the one read
+// that fills the view (the create forgot it), 20 unchanged events make no
 // Maestro request at all, and the metrics say so
 // (event_maestro_requests{unchanged="true"}, view_lookups_total).
 func TestRepeatedEventsServedByTheView(t *testing.T) {
 	st := requireStack(t)
 	api := newAPI(t)
 	topic := unique("e2e-")
-	dir := newAdapterDirWith(t, st, api, topic, "    insecure: true\n    view: {enabled: true, max_age: 5m}\n")
+	dir := newAdapterDirWith(t, st, api, topic, "    insecure: true\n")
 	proc := startAdapter(t, st, dir, topic)
 	c := newCluster(t, st, api, topic)
 	c.reconcileUntil(90*time.Second, "Applied True", wantConditions("Applied=True/BundlesApplied"))
