@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	workv1 "open-cluster-management.io/api/work/v1"
 
@@ -35,13 +36,19 @@ const (
 	listSlackPages = 1
 )
 
-// ListPage receives each page of List, one call per request (an empty
-// page too): works[i] is the bundle keys[i] names, as Get would return it (a bundle being deleted too, with its
-// deletionTimestamp). An error stops List, which returns it.
-type ListPage func(keys []adapter.BundleKey, works []*workv1.ManifestWork) error
+// ListPage receives each page of List, in page order, one call per
+// request (an empty page too): works[i] is the bundle keys[i] names, as
+// Get would return it (a bundle being deleted too, with its
+// deletionTimestamp). requested is when the page's read began (before it
+// waited for a read slot): the bundles are as Maestro held them at some
+// moment after it, however long the page then waited to be handed on
+// (pages are read ahead, see listAhead). An error stops List, which
+// returns it.
+type ListPage func(keys []adapter.BundleKey, works []*workv1.ManifestWork, requested time.Time) error
 
-// ListStats says what one List read: Pages requests, Bundles handed to the
-// ListPage, Skipped items not handed (a bundle whose id is not the one this
+// ListStats says what one List read: Pages handed to the ListPage (one
+// request each; pages read ahead of the one that ended the List are not
+// counted), Bundles handed to the ListPage, Skipped items not handed (a bundle whose id is not the one this
 // source gives its consumer and name: Get of that name would not read it).
 type ListStats struct {
 	Pages, Bundles, Skipped int
@@ -68,17 +75,38 @@ type ListStats struct {
 // first count's pages of new bundles, at most maxListBundles bundles
 // (docs/reliability.md has it measured).
 func (c *Client) List(ctx context.Context, size int, page ListPage) (ListStats, error) {
+	return c.list(ctx, size, page, listAhead)
+}
+
+// listAhead is how many pages of a List are read at once once the first
+// page has given the count: the pages it counts are read up to listAhead
+// at a time, each through the read slots (so within MaxConcurrentReads,
+// shared with every other read), and handed on in order. Pages past the
+// first count (bundles created while listing) are read one at a time, so
+// a hostile server costs no more requests than before: at most the first
+// count's pages, and at most listAhead-1 read ahead of the page that ends
+// the List.
+const listAhead = 4
+
+// list is List reading up to ahead pages at once (1: one at a time).
+func (c *Client) list(ctx context.Context, size int, page ListPage, ahead int) (ListStats, error) {
 	size = min(max(size, MinListPageSize), MaxListPageSize)
 	if strings.ContainsAny(c.opts.SourceID, `'"\`) {
 		return ListStats{}, wrapCall("list", "*", "*", fmt.Errorf("%w: source id %q cannot be searched", adapter.ErrInvalid, c.opts.SourceID))
 	}
-	l := lister{c: c, size: size, page: page, maxPages: maxListBundles / size}
+	ctx, cancel := context.WithCancel(ctx) // ends the pages read ahead when List returns
+	defer cancel()
+	l := lister{c: c, size: size, page: page, maxPages: maxListBundles / size, ahead: max(ahead, 1)}
 	for n := 1; ; n++ {
 		if n > l.maxPages {
 			return l.stats, wrapCall("list", "*", "page "+strconv.Itoa(n),
 				fmt.Errorf("%w: paging did not end after %d pages of %d", adapter.ErrInvalid, l.maxPages, size))
 		}
-		more, err := l.next(ctx, n)
+		got, err := l.read(ctx, n)
+		if err != nil {
+			return l.stats, err
+		}
+		more, err := l.next(n, got.answer, got.requested)
 		if err != nil {
 			return l.stats, err
 		}
@@ -101,19 +129,58 @@ type lister struct {
 	maxPages int
 	stats    ListStats
 	seen     map[string]struct{} // the ids of every page so far
+	// ahead is how many pages are read at once; counted is the pages the
+	// first page's count covers (the only ones read ahead); pending holds
+	// the pages read ahead, by number, until their turn.
+	ahead, counted int
+	pending        map[int]chan pageRead
 }
 
-// next reads page n and hands it on; false when it was the last.
-func (l *lister) next(ctx context.Context, n int) (bool, error) {
-	var got *listAnswer
-	err := l.c.call(ctx, "list", "*", "page "+strconv.Itoa(n), func(ctx context.Context) error {
+// pageRead is one page read: its answer or why it failed, and when its
+// read began.
+type pageRead struct {
+	answer    *listAnswer
+	requested time.Time
+	err       error
+}
+
+// read returns page n: read now when it is the first or past the first
+// count, else from the pages read ahead, reading more ahead first (up to
+// ahead pages from n, never past the first count).
+func (l *lister) read(ctx context.Context, n int) (pageRead, error) {
+	if n == 1 || n > l.counted || l.ahead == 1 {
+		r := l.fetch(ctx, n)
+		return r, r.err
+	}
+	if l.pending == nil {
+		l.pending = make(map[int]chan pageRead, l.ahead)
+	}
+	for m := n; m < n+l.ahead && m <= l.counted; m++ {
+		if _, ok := l.pending[m]; !ok {
+			ch := make(chan pageRead, 1)
+			l.pending[m] = ch
+			go func() { ch <- l.fetch(ctx, m) }()
+		}
+	}
+	r := <-l.pending[n]
+	delete(l.pending, n)
+	return r, r.err
+}
+
+// fetch reads page n, retried like Get.
+func (l *lister) fetch(ctx context.Context, n int) pageRead {
+	r := pageRead{requested: time.Now()}
+	r.err = l.c.call(ctx, "list", "*", "page "+strconv.Itoa(n), func(ctx context.Context) error {
 		var err error
-		got, err = l.c.rest.listPage(ctx, l.c.opts.SourceID, n, l.size)
+		r.answer, err = l.c.rest.listPage(ctx, l.c.opts.SourceID, n, l.size)
 		return err
 	})
-	if err != nil {
-		return false, err
-	}
+	return r
+}
+
+// next checks page n, read from requested on, and hands it on; false when
+// it was the last.
+func (l *lister) next(n int, got *listAnswer, requested time.Time) (bool, error) {
 	l.stats.Pages++
 	if n == 1 {
 		if err := l.firstCount(got.Total); err != nil {
@@ -139,7 +206,7 @@ func (l *lister) next(ctx context.Context, n int) (bool, error) {
 		return false, wrapCall("list", "*", "page "+strconv.Itoa(n),
 			fmt.Errorf("%w: resource bundle list: page %d holds only bundles of pages seen before", adapter.ErrInvalid, n))
 	}
-	if err := l.page(keys, works); err != nil { // an empty page too: one call a request
+	if err := l.page(keys, works, requested); err != nil { // an empty page too: one call a request
 		return false, err
 	}
 	l.stats.Bundles += len(keys)
@@ -153,7 +220,8 @@ func (l *lister) firstCount(total int) error {
 		return wrapCall("list", "*", "page 1", fmt.Errorf("%w: resource bundle list counts %d bundles, more than the %d a List reads",
 			adapter.ErrInvalid, total, maxListBundles))
 	}
-	l.maxPages = min(l.maxPages, (max(total, 0)+l.size-1)/l.size+listSlackPages)
+	l.counted = (max(total, 0) + l.size - 1) / l.size
+	l.maxPages = min(l.maxPages, l.counted+listSlackPages)
 	l.seen = make(map[string]struct{}, min(max(total, 0), 100_000))
 	return nil
 }

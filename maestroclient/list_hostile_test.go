@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,7 +36,7 @@ func TestMeasureWorstHostileList(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		start := time.Now()
-		stats, err := pool.List(t.Context(), size, func([]adapter.BundleKey, []*workv1.ManifestWork) error { return nil })
+		stats, err := pool.List(t.Context(), size, func([]adapter.BundleKey, []*workv1.ManifestWork, time.Time) error { return nil })
 		took := time.Since(start)
 		runtime.ReadMemStats(&after)
 		if !errors.Is(err, adapter.ErrInvalid) && err != nil {
@@ -55,11 +56,11 @@ type hostileList struct {
 	c        *Client
 	pages    func(p int) []int
 	total    func(p int) int
-	requests int
+	requests atomic.Int64
 }
 
 func (h *hostileList) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h.requests++
+	h.requests.Add(1)
 	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 	var items []string
 	for _, i := range h.pages(page) {
@@ -104,24 +105,24 @@ func TestListHostileVariants(t *testing.T) {
 		{"a short page ends it", func(p int) []int { return seq((p-1)*size, size-p+1) }, million, false, 2},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			h := &hostileList{pages: tt.pages, total: tt.total}
-			srv := httptest.NewServer(h)
-			defer srv.Close()
-			pool, err := NewPool(t.Context(), Options{GRPC: TLSOptions{Insecure: true}, HTTP: TLSOptions{Insecure: true},
-				HTTPURL: srv.URL, SourceID: "src", Retry: RetryOptions{Attempts: 1}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer pool.Close()
-			h.c = pool.clients[0]
-			_, err = pool.List(t.Context(), size, func([]adapter.BundleKey, []*workv1.ManifestWork) error { return nil })
-			if tt.wantErr != errors.Is(err, adapter.ErrInvalid) {
-				t.Errorf("err %v, want ErrInvalid %v", err, tt.wantErr)
-			}
-			if h.requests != tt.wantRequests {
-				t.Errorf("%d requests, want %d", h.requests, tt.wantRequests)
-			}
-		})
+		for _, ahead := range []int{1, listAhead} {
+			t.Run(fmt.Sprintf("%s, %d at once", tt.name, ahead), func(t *testing.T) {
+				h := &hostileList{pages: tt.pages, total: tt.total}
+				srv := httptest.NewServer(h)
+				defer srv.Close()
+				pool, err := NewPool(t.Context(), Options{GRPC: TLSOptions{Insecure: true}, HTTP: TLSOptions{Insecure: true},
+					HTTPURL: srv.URL, SourceID: "src", Retry: RetryOptions{Attempts: 1}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer pool.Close()
+				h.c = pool.clients[0]
+				_, err = pool.clients[0].list(t.Context(), size, func([]adapter.BundleKey, []*workv1.ManifestWork, time.Time) error { return nil }, ahead)
+				if tt.wantErr != errors.Is(err, adapter.ErrInvalid) {
+					t.Errorf("err %v, want ErrInvalid %v", err, tt.wantErr)
+				}
+				checkListRequests(t, int(h.requests.Load()), tt.wantRequests, ahead)
+			})
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	workv1 "open-cluster-management.io/api/work/v1"
 
@@ -42,7 +43,7 @@ func TestListRealMaestro(t *testing.T) {
 	}
 
 	got := map[string]*workv1.ManifestWork{}
-	stats, err := ours.List(ctx, 10, func(keys []adapter.BundleKey, works []*workv1.ManifestWork) error {
+	stats, err := ours.List(ctx, 10, func(keys []adapter.BundleKey, works []*workv1.ManifestWork, _ time.Time) error {
 		for i, k := range keys {
 			if _, dup := got[k.Consumer+"/"+k.Name]; dup {
 				t.Errorf("%v listed twice", k)

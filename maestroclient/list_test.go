@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	workv1 "open-cluster-management.io/api/work/v1"
 
@@ -124,40 +125,59 @@ func TestListPages(t *testing.T) {
 		{"size above the bound", 25, 1_000_000, 0, 1, 0, "size=5000"},
 		{"items of other ids are skipped", 12, 10, 3, 2, 3, "size=10"},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f := &fakeList{bundles: names(tt.bundles), foreign: tt.foreign}
-			pool := newListed(t, f)
-			var got []string
-			stats, err := pool.List(t.Context(), tt.size, func(keys []adapter.BundleKey, works []*workv1.ManifestWork) error {
-				for i, k := range keys {
-					if works[i].Name != k.Name || works[i].Generation != 3 {
-						t.Errorf("key %v with work %s generation %d", k, works[i].Name, works[i].Generation)
+		for _, ahead := range []int{1, listAhead} {
+			t.Run(fmt.Sprintf("%s, %d at once", tt.name, ahead), func(t *testing.T) {
+				f := &fakeList{bundles: names(tt.bundles), foreign: tt.foreign}
+				pool := newListed(t, f)
+				var got []string
+				stats, err := pool.clients[0].list(t.Context(), tt.size, func(keys []adapter.BundleKey, works []*workv1.ManifestWork, _ time.Time) error {
+					for i, k := range keys {
+						if works[i].Name != k.Name || works[i].Generation != 3 {
+							t.Errorf("key %v with work %s generation %d", k, works[i].Name, works[i].Generation)
+						}
+						got = append(got, k.Consumer+"/"+k.Name)
 					}
-					got = append(got, k.Consumer+"/"+k.Name)
+					return nil
+				}, ahead)
+				if err != nil {
+					t.Fatal(err)
 				}
-				return nil
+				if !slices.Equal(got, f.bundles) { // handed on in order, whatever order they were read in
+					t.Errorf("listed %v, want %v", got, f.bundles)
+				}
+				want := ListStats{Pages: tt.wantPages, Bundles: tt.bundles, Skipped: tt.wantSkipped}
+				if stats != want {
+					t.Errorf("stats %+v, want %+v", stats, want)
+				}
+				if len(f.requests) != tt.wantPages {
+					t.Errorf("%d requests, want %d", len(f.requests), tt.wantPages)
+				}
+				requested := map[string]bool{}
+				for _, q := range f.requests {
+					for _, part := range []string{"search=source+%3D+%27src%27", "orderBy=id", tt.wantRequestSize} {
+						if !strings.Contains(q, part) {
+							t.Errorf("request %s lacks %s", q, part)
+						}
+					}
+					requested[q] = true
+				}
+				for i := range tt.wantPages {
+					if !slices.ContainsFunc(f.requests, func(q string) bool { return strings.Contains(q, "page="+strconv.Itoa(i+1)+"&") }) {
+						t.Errorf("page %d not requested: %v", i+1, f.requests)
+					}
+				}
+				if len(requested) != len(f.requests) {
+					t.Errorf("a page requested twice: %v", f.requests)
+				}
+				if ahead == 1 {
+					for i, q := range f.requests {
+						if !strings.Contains(q, "page="+strconv.Itoa(i+1)+"&") {
+							t.Errorf("one at a time: request %d is %s", i+1, q)
+						}
+					}
+				}
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(got, f.bundles) {
-				t.Errorf("listed %v, want %v", got, f.bundles)
-			}
-			want := ListStats{Pages: tt.wantPages, Bundles: tt.bundles, Skipped: tt.wantSkipped}
-			if stats != want {
-				t.Errorf("stats %+v, want %+v", stats, want)
-			}
-			if len(f.requests) != tt.wantPages {
-				t.Errorf("%d requests, want %d", len(f.requests), tt.wantPages)
-			}
-			for i, q := range f.requests {
-				for _, part := range []string{"search=source+%3D+%27src%27", "orderBy=id", "page=" + strconv.Itoa(i+1), tt.wantRequestSize} {
-					if !strings.Contains(q, part) {
-						t.Errorf("request %d %s lacks %s", i+1, q, part)
-					}
-				}
-			}
-		})
+		}
 	}
 }
 
@@ -185,18 +205,34 @@ func TestListStops(t *testing.T) {
 		{"server unavailable", "503", nil, adapter.ErrUnavailable, 1},
 		{"page callback fails", "", stop, stop, 1},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f := &fakeList{bundles: names(30), mode: tt.mode}
-			pool := newListed(t, f)
-			_, err := pool.List(t.Context(), 10, func([]adapter.BundleKey, []*workv1.ManifestWork) error { return tt.pageErr })
-			if !errors.Is(err, tt.want) {
-				t.Fatalf("err %v, want %v", err, tt.want)
-			}
-			if len(f.requests) != tt.wantRequests {
-				t.Errorf("%d requests, want %d", len(f.requests), tt.wantRequests)
-			}
-		})
+		for _, ahead := range []int{1, listAhead} {
+			t.Run(fmt.Sprintf("%s, %d at once", tt.name, ahead), func(t *testing.T) {
+				f := &fakeList{bundles: names(30), mode: tt.mode}
+				pool := newListed(t, f)
+				_, err := pool.clients[0].list(t.Context(), 10, func([]adapter.BundleKey, []*workv1.ManifestWork, time.Time) error { return tt.pageErr }, ahead)
+				if !errors.Is(err, tt.want) {
+					t.Fatalf("err %v, want %v", err, tt.want)
+				}
+				checkListRequests(t, f.requestCount(), tt.wantRequests, ahead)
+			})
+		}
 	}
+}
+
+// checkListRequests checks the requests one List made: exactly want when
+// it read one page at a time, else at least want and at most the pages
+// read ahead of the last one more (fewer when the List ended first).
+func checkListRequests(t *testing.T, got, want, ahead int) {
+	t.Helper()
+	if (ahead == 1 && got != want) || got < want || got > want+ahead-1 {
+		t.Errorf("%d requests, want %d (%d at once: up to %d more)", got, want, ahead, ahead-1)
+	}
+}
+
+func (f *fakeList) requestCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.requests)
 }
 
 // A source id that would end the search's quoted string is refused
@@ -205,7 +241,7 @@ func TestListRefusesUnsearchableSource(t *testing.T) {
 	f := &fakeList{}
 	pool := newListed(t, f)
 	pool.clients[0].opts.SourceID = "it's"
-	if _, err := pool.List(t.Context(), 10, func([]adapter.BundleKey, []*workv1.ManifestWork) error { return nil }); !errors.Is(err, adapter.ErrInvalid) {
+	if _, err := pool.List(t.Context(), 10, func([]adapter.BundleKey, []*workv1.ManifestWork, time.Time) error { return nil }); !errors.Is(err, adapter.ErrInvalid) {
 		t.Fatalf("err %v, want ErrInvalid", err)
 	}
 	if len(f.requests) != 0 {
@@ -223,5 +259,80 @@ func TestListPageLimit(t *testing.T) {
 		if got := listPageLimit(tc.size); got != tc.want {
 			t.Errorf("listPageLimit(%d) = %d, want %d", tc.size, got, tc.want)
 		}
+	}
+}
+
+// Once the first page has given the count, List reads listAhead pages at
+// once, never more, and never more than the read slots
+// (MaxConcurrentReads) allow.
+func TestListReadsAhead(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		reads int // Options.MaxConcurrentReads
+		want  int // pages read at once
+	}{
+		{"read slots to spare", 64, listAhead},
+		{"two read slots", 2, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeList{bundles: names(100)}
+			var mu sync.Mutex
+			inflight, most := 0, 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				first := r.URL.Query().Get("page") == "1"
+				mu.Lock()
+				inflight++
+				most = max(most, inflight)
+				// Hold each page until as many as expected are read at
+				// once (or 300 ms passed): more would show as most.
+				deadline := time.Now().Add(300 * time.Millisecond)
+				for !first && inflight < tt.want && time.Now().Before(deadline) {
+					mu.Unlock()
+					time.Sleep(time.Millisecond)
+					mu.Lock()
+				}
+				mu.Unlock()
+				if !first {
+					time.Sleep(100 * time.Millisecond) // each page takes a while
+				}
+				f.ServeHTTP(w, r)
+				mu.Lock()
+				inflight--
+				mu.Unlock()
+			}))
+			defer srv.Close()
+			pool, err := NewPool(t.Context(), Options{GRPC: TLSOptions{Insecure: true}, HTTP: TLSOptions{Insecure: true},
+				HTTPURL: srv.URL, SourceID: "src", Retry: RetryOptions{Attempts: 1}, MaxConcurrentReads: tt.reads})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pool.Close()
+			f.c = pool.clients[0]
+			var got []string
+			start, late := time.Now(), 0
+			if _, err := pool.List(t.Context(), 10, func(keys []adapter.BundleKey, _ []*workv1.ManifestWork, requested time.Time) error {
+				if requested.Before(start) || requested.After(time.Now()) {
+					t.Errorf("a page requested at %v, not between the List's start and its hand-off", requested)
+				}
+				if time.Since(requested) >= 100*time.Millisecond {
+					late++ // the server took 100 ms from its request on
+				}
+				for _, k := range keys {
+					got = append(got, k.Consumer+"/"+k.Name)
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, f.bundles) {
+				t.Errorf("listed %d bundles out of order or not all", len(got))
+			}
+			if most != tt.want {
+				t.Errorf("%d pages read at once, want %d", most, tt.want)
+			}
+			if late != 9 {
+				t.Errorf("%d of pages 2 to 10 handed on with the time their read began, want all", late)
+			}
+		})
 	}
 }

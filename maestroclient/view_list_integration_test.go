@@ -38,7 +38,7 @@ func TestViewFilledByListRealMaestro(t *testing.T) {
 	v := view.New(view.Options{MaxAge: time.Minute})
 	var c *maestroclient.Client
 	r := view.NewRefresher(v, view.RefresherOptions{Logger: testLogger(t),
-		List: func(ctx context.Context, page func([]adapter.BundleKey, []*workv1.ManifestWork) error) error {
+		List: func(ctx context.Context, page func([]adapter.BundleKey, []*workv1.ManifestWork, time.Time) error) error {
 			_, err := c.List(ctx, 10, page)
 			return err
 		}})

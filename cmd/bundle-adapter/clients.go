@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	workv1 "open-cluster-management.io/api/work/v1"
 
@@ -37,7 +38,7 @@ func newMaestro(ctx context.Context, opts maestroclient.Options, vc config.Maest
 		v = view.New(view.Options{MaxAge: vc.MaxAge.D()})
 		size := cmp.Or(vc.ListPageSize, maestroclient.DefaultListPageSize)
 		r = view.NewRefresher(v, view.RefresherOptions{Logger: log, Listed: listed,
-			List: func(ctx context.Context, page func([]adapter.BundleKey, []*workv1.ManifestWork) error) error {
+			List: func(ctx context.Context, page func([]adapter.BundleKey, []*workv1.ManifestWork, time.Time) error) error {
 				_, err := pool.List(ctx, size, page)
 				return err
 			}})

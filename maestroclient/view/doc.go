@@ -11,7 +11,7 @@
 //     read of every bundle it names, as of some moment after it began. Its
 //     pages are stored as an Observe at the List's token would store them
 //     (BeginList, Refresh), each entry read when its page was requested
-//     (NextPage). The Refresher lists right after every (re)subscription,
+//     (PageRequested). The Refresher lists right after every (re)subscription,
 //     which is what refills the view it drops, and then every 3/4 MaxAge
 //     start to start, so entries do not age out while Maestro answers. A List proves nothing about absence:
 //     paging under concurrent change may skip a bundle, so bundles it does

@@ -155,28 +155,42 @@ func TestRefreshKeepsEntriesFresh(t *testing.T) {
 	}
 }
 
-// A page's bundles are trusted from that page's request (NextPage), not
-// from the List's start: a List that takes long does not age its last
-// pages, and the token stays the List's.
-func TestNextPageReadTime(t *testing.T) {
+// A page's bundles are trusted from that page's request (PageRequested),
+// not from the List's start: a List that takes long does not age its last
+// pages, and the token stays the List's. A page read ahead and handed on
+// later is trusted from its request, not from when it was handed on; a
+// request time before the List's start counts from the start, one after
+// now from now.
+func TestPageRequestedReadTime(t *testing.T) {
 	h := newHarness(t) // MaxAge 1m
 	h.view.Subscribed()
+	start := h.now
 	l := h.view.BeginList()
-	first := fixture(t)
-	first.Name = "first"
-	h.view.Refresh(l, []adapter.BundleKey{{Consumer: consumer, Name: "first"}}, []*workv1.ManifestWork{first})
-	h.now = h.now.Add(40 * time.Second) // a slow first page
-	l = h.view.NextPage(l)
-	second := fixture(t)
-	second.Name = "second"
-	h.view.Refresh(l, []adapter.BundleKey{{Consumer: consumer, Name: "second"}}, []*workv1.ManifestWork{second})
-	h.now = h.now.Add(30 * time.Second) // 70 s after the List began, 30 s after page 2
-	if _, ok := h.view.Lookup(consumer, "first"); ok {
-		t.Error("page 1's bundle hit 70 s after its page (MaxAge 1m)")
+	page := func(name string, requested time.Time) {
+		w := fixture(t)
+		w.Name = name
+		h.view.Refresh(h.view.PageRequested(l, requested), []adapter.BundleKey{{Consumer: consumer, Name: name}}, []*workv1.ManifestWork{w})
 	}
-	if _, ok := h.view.Lookup(consumer, "second"); !ok {
-		t.Error("page 2's bundle missed 30 s after its page: it was aged from the List's start")
+	page("first", start)
+	h.now = h.now.Add(40 * time.Second)             // a slow first page
+	page("second", h.now)                           // requested now
+	page("ahead", start.Add(10*time.Second))        // read ahead: requested 30 s before it was handed on
+	page("before the start", start.Add(-time.Hour)) // a clock that went back
+	page("in the future", h.now.Add(time.Hour))     // or forward
+	h.now = h.now.Add(25 * time.Second)             // 65 s after the List began, 25 s after page 2
+	check := func(name string, want bool, why string) {
+		t.Helper()
+		if _, ok := h.view.Lookup(consumer, name); ok != want {
+			t.Errorf("%s: hit %v, want %v (%s)", name, ok, want, why)
+		}
 	}
+	check("first", false, "65 s after its request, MaxAge 1m")
+	check("second", true, "25 s after its request")
+	check("before the start", false, "counted from the List's start: 65 s")
+	check("in the future", true, "counted from when it was handed on: 25 s")
+	check("ahead", true, "55 s after its request")
+	h.now = h.now.Add(6 * time.Second) // 61 s after the read-ahead page's request, 31 s after it was handed on
+	check("ahead", false, "61 s after its request: aged from when it was handed on")
 }
 
 // Superseded says whether a List began before the last drop.

@@ -12,10 +12,10 @@ import (
 )
 
 // ListFunc lists every bundle of this source, handing each page (one call
-// a request, an empty page too) to page
-// (keys[i] names works[i]) as it arrives; maestroclient's Pool.List with
-// a page size. An error of page stops it and is returned.
-type ListFunc func(ctx context.Context, page func(keys []adapter.BundleKey, works []*workv1.ManifestWork) error) error
+// a request, an empty page too) to page in order (keys[i] names works[i],
+// read from requested on, on the view's clock); maestroclient's Pool.List
+// with a page size. An error of page stops it and is returned.
+type ListFunc func(ctx context.Context, page func(keys []adapter.BundleKey, works []*workv1.ManifestWork, requested time.Time) error) error
 
 // RefreshResult is what one List of the refresher did, for metrics.
 type RefreshResult struct {
@@ -30,7 +30,7 @@ type RefresherOptions struct {
 	// Every is the time from the start of one successful List to the
 	// start of the next; zero means three quarters of the view's MaxAge.
 	// Each page's bundles are trusted from that page's request
-	// (View.NextPage), so a bundle is refreshed about Every apart whatever
+	// (View.PageRequested), so a bundle is refreshed about Every apart whatever
 	// a List takes, and an entry Maestro still holds never ages out while
 	// Lists succeed and their pages' timing varies by less than a quarter
 	// of MaxAge. One List per Every is the whole steady cost of the view:
@@ -141,11 +141,10 @@ func (r *Refresher) refresh(ctx context.Context) error {
 	start := time.Now()
 	l := r.v.BeginList()
 	var res RefreshResult
-	res.Err = r.o.List(ctx, func(keys []adapter.BundleKey, works []*workv1.ManifestWork) error {
+	res.Err = r.o.List(ctx, func(keys []adapter.BundleKey, works []*workv1.ManifestWork, requested time.Time) error {
 		res.Pages++
 		res.Bundles += len(keys)
-		r.v.Refresh(l, keys, works)
-		l = r.v.NextPage(l)
+		r.v.Refresh(r.v.PageRequested(l, requested), keys, works)
 		return nil
 	})
 	res.Took = time.Since(start)

@@ -22,14 +22,14 @@ type fakeLister struct {
 	lists chan view.RefreshResult
 }
 
-func (f *fakeLister) list(ctx context.Context, page func([]adapter.BundleKey, []*workv1.ManifestWork) error) error {
+func (f *fakeLister) list(ctx context.Context, page func([]adapter.BundleKey, []*workv1.ManifestWork, time.Time) error) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.fail > 0 {
 		f.fail--
 		return errors.New("maestro unavailable")
 	}
-	return page([]adapter.BundleKey{{Consumer: consumer, Name: name}}, []*workv1.ManifestWork{fixture(f.t)})
+	return page([]adapter.BundleKey{{Consumer: consumer, Name: name}}, []*workv1.ManifestWork{fixture(f.t)}, time.Now())
 }
 
 func startRefresher(t *testing.T, v *view.View, f *fakeLister, every time.Duration) *view.Refresher {
