@@ -165,6 +165,13 @@ func (h *harness) oneConsumerPhase(ctx context.Context, res *results) error {
 	h.log.Info("one-consumer phase done", "creates_per_s", runresults.Num(x.CreatesPerS), "applied_per_s", runresults.Num(x.AppliedPerS),
 		"all_applied", x.AllApplied, "write_budget", x.WriteBudget.String())
 	h.settle(ctx, p.Creates)
+	if o.ceilingClients > 0 && ctx.Err() == nil {
+		c, err := h.ceilingPhase(ctx, max(int(p.Creates), 1), x)
+		if err != nil {
+			return fmt.Errorf("ceiling phase: %w", err)
+		}
+		x.Ceiling = c
+	}
 	return nil
 }
 

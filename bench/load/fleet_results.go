@@ -12,6 +12,7 @@ import (
 // phase (--phases).
 const (
 	floorOneConsumerCreatesPerS = 75.0  // pooled runs, agents that keep up
+	floorCeilingShare           = 0.8   // of Maestro's own limit, simulated agent (issue 47)
 	floorSteadyRequestsPerEvent = 0.001 // over >= 2.5 view max ages
 	floorRestartExtraRequests   = 100.0 // over bundles / page size, first minute
 	floorRestartP99MS           = 250.0
@@ -41,6 +42,9 @@ type oneConsumerResult struct {
 	P50MS        float64          `json:"latency_p50_ms"`
 	P99MS        float64          `json:"latency_p99_ms"`
 	Lost         int              `json:"lost_events"`
+	// Ceiling is Maestro's own limit measured right after, with the same
+	// consumer and agent (nil: --ceiling-clients 0).
+	Ceiling *ceilingResult `json:"maestro_ceiling,omitempty"`
 }
 
 // agentLabel names the consumer's agent: "simulated agent at 400/s", "real agent".
@@ -135,6 +139,18 @@ func (r *results) fleetFloors() []runresults.Floor {
 			f.Verdict, f.Note = "N/A", "the agent did not keep up ("+note+")"
 		}
 		fs = append(fs, f)
+		if c := o.Ceiling; c != nil {
+			g := atLeast("creates to one consumer, share of Maestro's own limit", c.AdapterShare, floorCeilingShare, "",
+				fmt.Sprintf("%s / %s creates/s (%d source clients straight to Maestro, applied %s/s)", runresults.Num(o.CreatesPerS),
+					runresults.Num(c.CreatesPerS), c.Clients, runresults.Num(c.AppliedPerS)))
+			switch {
+			case o.Agent != "simulated":
+				g.Verdict = "N/A" // the floor is the simulated agent's; a real one is reported
+			case c.Failed > 0:
+				g.Verdict, g.Note = "N/A", fmt.Sprintf("%d creates of the ceiling failed: %s", c.Failed, c.FirstErrorMsg)
+			}
+			fs = append(fs, g)
+		}
 	}
 	if s := r.Steady; s != nil {
 		f := atMost("Maestro requests per unchanged event (steady)", s.RequestsPerEvent.V, floorSteadyRequestsPerEvent, "",
@@ -199,6 +215,13 @@ func (r *results) fleetMarkdown() string {
 			[2]string{"... the agent applied: bundles / s from the phase start / per s / all", fmt.Sprintf("%s / %s / %s / %t", runresults.Num(o.Applied), runresults.Num(o.AppliedS), runresults.Num(o.AppliedPerS), o.AllApplied)},
 			[2]string{"... write budget at the end (" + o.BudgetMetric + ")", o.WriteBudget.String()},
 			[2]string{"... create latency p50 / p99 ms, lost", fmt.Sprintf("%s / %s, %d", runresults.Num(o.P50MS), runresults.Num(o.P99MS), o.Lost)})
+		if c := o.Ceiling; c != nil {
+			rows = append(rows,
+				[2]string{fmt.Sprintf("Maestro's own limit to the same consumer (%d source clients, %d callers, no adapter)", c.Clients, c.Callers),
+					fmt.Sprintf("%s creates/s (%s in %s s, %d failed); the adapter's: %s of it", runresults.Num(c.CreatesPerS), runresults.Num(c.Creates),
+						runresults.Num(c.Seconds), c.Failed, runresults.Num(c.AdapterShare))},
+				[2]string{"... the agent applied: bundles / s from the start / per s / all", fmt.Sprintf("%s / %s / %s / %t", runresults.Num(c.Applied), runresults.Num(c.AppliedS), runresults.Num(c.AppliedPerS), c.AllApplied)})
+		}
 	}
 	if s := r.Steady; s != nil {
 		rows = append(rows,

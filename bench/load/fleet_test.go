@@ -18,7 +18,8 @@ import (
 func passingFleet() *results {
 	r := passing("pooled", 1000)
 	r.OneConsumer = &oneConsumerResult{Clusters: 1000, Agent: "simulated", ApplyRatePerS: 400, CreatesPerS: 120,
-		AppliedPerS: 125, AllApplied: true}
+		AppliedPerS: 125, AllApplied: true,
+		Ceiling: &ceilingResult{Clients: 16, Callers: 48, Creates: 2000, CreatesPerS: 140, AppliedPerS: 140, AllApplied: true, AdapterShare: 120.0 / 140}}
 	r.Steady = &steadyResult{ViewMaxAgeS: 60, Seconds: 150, ViewMaxAges: 2.5, Events: 15000, Requests: 10,
 		RequestsPerEvent: runresults.Measured(10.0 / 15000)}
 	r.Restart = &restartResult{RequestsFirstMinute: 90, Bundles: 2000, PageSize: 500, RequestsLimit: restartLimit(2000, 500), P99MS: 200}
@@ -30,7 +31,7 @@ func passingFleet() *results {
 // TestFleetFloors checks each floor of issue 34 on a run that misses only
 // it, when it does not apply, and that a run without those phases has none.
 func TestFleetFloors(t *testing.T) {
-	fleet := []string{"creates to one consumer", "Maestro requests per unchanged event (steady)",
+	fleet := []string{"creates to one consumer", "creates to one consumer, share of Maestro's own limit", "Maestro requests per unchanged event (steady)",
 		"Maestro requests in the minute after a restart", "paced latency p99 across a restart", "two replicas' unchanged events (x one)"}
 	cases := []struct {
 		name   string
@@ -47,7 +48,13 @@ func TestFleetFloors(t *testing.T) {
 			na: []string{"creates to one consumer"}},
 		{name: "a real agent slower than the creates", edit: func(r *results) {
 			r.OneConsumer.Agent, r.OneConsumer.CreatesPerS, r.OneConsumer.AppliedPerS = "real", 21, 12
-		}, na: []string{"creates to one consumer"}},
+		}, na: []string{"creates to one consumer", "creates to one consumer, share of Maestro's own limit"}},
+		{name: "creates to one consumer far below Maestro's own limit", edit: func(r *results) { r.OneConsumer.Ceiling.AdapterShare = 0.5 },
+			misses: []string{"creates to one consumer, share of Maestro's own limit"}},
+		{name: "Maestro's limit not measured (--ceiling-clients 0)", edit: func(r *results) { r.OneConsumer.Ceiling = nil },
+			absent: []string{"creates to one consumer, share of Maestro's own limit"}},
+		{name: "Maestro's limit measured with failures", edit: func(r *results) { r.OneConsumer.Ceiling.Failed = 3 },
+			na: []string{"creates to one consumer, share of Maestro's own limit"}},
 		{name: "stock creates to one consumer", edit: func(r *results) { r.Mode = "stock"; r.OneConsumer.CreatesPerS = 20 },
 			na: []string{"creates to one consumer", "bundle creates (pooled)"}},
 		{name: "refresh reads in steady state", edit: func(r *results) { r.Steady.RequestsPerEvent.V = 0.033 },

@@ -71,6 +71,7 @@ type options struct {
 	oneConsumerClusters  int
 	oneConsumerApplyRate float64
 	oneConsumerAgent     string
+	ceilingClients       int
 	budgetMetric         string
 	steadyAges           float64
 	restartFor           time.Duration
@@ -118,6 +119,7 @@ func parseFlags() *options {
 	fs.IntVar(&o.oneConsumerClusters, "one-consumer-clusters", 0, "one-consumer: clusters (more than --clusters, all placed on one consumer) whose bundles it creates; 0: --clusters")
 	fs.Float64Var(&o.oneConsumerApplyRate, "one-consumer-apply-rate", 400, "one-consumer: bundles per second the consumer's simulated agent applies at most (0: as fast as it can)")
 	fs.StringVar(&o.oneConsumerAgent, "one-consumer-agent", "simulated", "one-consumer: simulated (maestroclient/agentsim) or real (a maestro agent that hack/bench.sh starts on a kube-apiserver of its own; the applied bundles are counted in Maestro)")
+	fs.IntVar(&o.ceilingClients, "ceiling-clients", 16, "one-consumer: source clients of the Pool that measures Maestro's own create limit after the adapter's creates (each has sdk-go's publish limiter, about 50/s; 0: no ceiling phase)")
 	fs.StringVar(&o.budgetMetric, "write-budget-metric", "bundle_adapter_maestro_write_budget", "one-consumer: the adapter's metric of the per-consumer write budget (the series naming the consumer; any metric whose name starts with this); n/a when it has none")
 	fs.Float64Var(&o.steadyAges, "steady-ages", 2.5, "steady: the phase lasts this many --view-max-age (pass a short --view-max-age, e.g. 1m)")
 	fs.DurationVar(&o.restartFor, "restart-for", 100*time.Second, "restart: length of the paced phase across the restart (at least --restart-after + 70s)")
