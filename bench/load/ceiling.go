@@ -22,16 +22,13 @@ import (
 // source client, no adapter, as fast as Maestro accepts them, to the same
 // consumer and the same agent as the one-consumer phase.
 type ceilingResult struct {
-	Clients       int     `json:"source_clients"` // of the Pool; each has sdk-go's own publish limiter
-	Callers       int     `json:"callers"`
-	Creates       float64 `json:"creates"`
-	Failed        int     `json:"failed"`
-	Seconds       float64 `json:"seconds"`
-	CreatesPerS   float64 `json:"creates_per_s"`
-	Applied       float64 `json:"applied"`
-	AppliedS      float64 `json:"applied_s"`
-	AppliedPerS   float64 `json:"applied_per_s"`
-	AllApplied    bool    `json:"all_applied"`
+	Clients     int     `json:"source_clients"` // of the Pool; each has sdk-go's own publish limiter
+	Callers     int     `json:"callers"`
+	Creates     float64 `json:"creates"`
+	Failed      int     `json:"failed"`
+	Seconds     float64 `json:"seconds"`
+	CreatesPerS float64 `json:"creates_per_s"`
+	applied
 	AdapterShare  float64 `json:"adapter_share"` // the one-consumer phase's creates/s over CreatesPerS
 	FirstErrorMsg string  `json:"first_error,omitempty"`
 }
@@ -88,9 +85,7 @@ func (h *harness) ceilingPhase(ctx context.Context, n int, x *oneConsumerResult)
 	if c.Seconds > 0 {
 		c.CreatesPerS = c.Creates / c.Seconds
 	}
-	applied := &oneConsumerResult{Creates: c.Creates}
-	h.waitApplied(ctx, applied, before, start)
-	c.Applied, c.AppliedS, c.AppliedPerS, c.AllApplied = applied.Applied, applied.AppliedS, applied.AppliedPerS, applied.AllApplied
+	c.applied = h.waitApplied(ctx, c.Creates, before, start)
 	if c.CreatesPerS > 0 && x != nil {
 		c.AdapterShare = x.CreatesPerS / c.CreatesPerS
 	}

@@ -160,7 +160,7 @@ func (h *harness) oneConsumerPhase(ctx context.Context, res *results) error {
 	if mt, err := stacktest.Scrape(h.ad.metricsURL()); err == nil {
 		x.BudgetMetric, x.WriteBudget = budgetOf(mt, o.budgetMetric, oneConsumer)
 	}
-	h.waitApplied(ctx, x, before, start)
+	x.applied = h.waitApplied(ctx, x.Creates, before, start)
 	res.OneConsumer = x
 	h.log.Info("one-consumer phase done", "creates_per_s", runresults.Num(x.CreatesPerS), "applied_per_s", runresults.Num(x.AppliedPerS),
 		"all_applied", x.AllApplied, "write_budget", x.WriteBudget.String())
@@ -175,10 +175,10 @@ func (h *harness) oneConsumerPhase(ctx context.Context, res *results) error {
 	return nil
 }
 
-// waitApplied polls the one consumer's agent until it has applied every
-// bundle the phase created, or has applied nothing new for 30 s, and
-// records how many it applied and how fast, from start.
-func (h *harness) waitApplied(ctx context.Context, x *oneConsumerResult, before int64, start time.Time) {
+// waitApplied polls the one consumer's agent until it has applied the
+// created bundles of a phase, or has applied nothing new for 30 s, and
+// says how many it applied and how fast, from start.
+func (h *harness) waitApplied(ctx context.Context, created float64, before int64, start time.Time) applied {
 	last, lastAt, lastLog := before, start, time.Now()
 	poll := 250 * time.Millisecond
 	if h.oneAgent == nil {
@@ -193,20 +193,21 @@ func (h *harness) waitApplied(ctx context.Context, x *oneConsumerResult, before 
 		if got > last {
 			last, lastAt = got, time.Now()
 		}
-		if float64(last-before) >= x.Creates || time.Since(lastAt) > 30*time.Second {
+		if float64(last-before) >= created || time.Since(lastAt) > 30*time.Second {
 			break
 		}
 		if time.Since(lastLog) >= 30*time.Second {
 			lastLog = time.Now()
-			h.log.Info("one-consumer: waiting for the agent to apply", "applied", last-before, "created", x.Creates)
+			h.log.Info("one-consumer: waiting for the agent to apply", "applied", last-before, "created", created)
 		}
 		sleepCtx(ctx, poll)
 	}
-	x.Applied = float64(last - before)
-	x.AllApplied = x.Applied >= x.Creates
-	if x.AppliedS = lastAt.Sub(start).Seconds(); x.AppliedS > 0 {
-		x.AppliedPerS = x.Applied / x.AppliedS
+	a := applied{Applied: float64(last - before)}
+	a.AllApplied = a.Applied >= created
+	if a.AppliedS = lastAt.Sub(start).Seconds(); a.AppliedS > 0 {
+		a.AppliedPerS = a.Applied / a.AppliedS
 	}
+	return a
 }
 
 // appliedOnOne is how many bundles the one consumer's agent has applied:

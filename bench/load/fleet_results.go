@@ -29,14 +29,7 @@ type oneConsumerResult struct {
 	Creates       float64 `json:"creates"`
 	Seconds       float64 `json:"seconds"`
 	CreatesPerS   float64 `json:"creates_per_s"`
-	// Applied is how many bundles the agent reported applied from the start
-	// of the phase until it had them all (or AppliedWaitS passed);
-	// AppliedPerS is Applied over the seconds from the start of the phase to
-	// the last of them: how fast the agent took them.
-	Applied      float64          `json:"applied"`
-	AppliedS     float64          `json:"applied_s"`
-	AppliedPerS  float64          `json:"applied_per_s"`
-	AllApplied   bool             `json:"all_applied"`
+	applied
 	WriteBudget  runresults.Maybe `json:"write_budget"` // the adapter's budget metric for the consumer at the end; "n/a" when it has none
 	BudgetMetric string           `json:"write_budget_metric"`
 	P50MS        float64          `json:"latency_p50_ms"`
@@ -45,6 +38,17 @@ type oneConsumerResult struct {
 	// Ceiling is Maestro's own limit measured right after, with the same
 	// consumer and agent (nil: --ceiling-clients 0).
 	Ceiling *ceilingResult `json:"maestro_ceiling,omitempty"`
+}
+
+// applied is what the consumer's agent took of a phase's creates
+// (waitApplied): Applied bundles reported applied from the start of the
+// phase until it had them all (or 30 s passed with none new); AppliedPerS
+// is Applied over the seconds from the start to the last of them.
+type applied struct {
+	Applied     float64 `json:"applied"`
+	AppliedS    float64 `json:"applied_s"`
+	AppliedPerS float64 `json:"applied_per_s"`
+	AllApplied  bool    `json:"all_applied"`
 }
 
 // agentLabel names the consumer's agent: "simulated agent at 400/s", "real agent".

@@ -18,8 +18,9 @@ import (
 func passingFleet() *results {
 	r := passing("pooled", 1000)
 	r.OneConsumer = &oneConsumerResult{Clusters: 1000, Agent: "simulated", ApplyRatePerS: 400, CreatesPerS: 120,
-		AppliedPerS: 125, AllApplied: true,
-		Ceiling: &ceilingResult{Clients: 16, Callers: 48, Creates: 2000, CreatesPerS: 140, AppliedPerS: 140, AllApplied: true, AdapterShare: 120.0 / 140}}
+		applied: applied{AppliedPerS: 125, AllApplied: true},
+		Ceiling: &ceilingResult{Clients: 16, Callers: 48, Creates: 2000, CreatesPerS: 140, applied: applied{AppliedPerS: 140, AllApplied: true},
+			AdapterShare: 120.0 / 140}}
 	r.Steady = &steadyResult{ViewMaxAgeS: 60, Seconds: 150, ViewMaxAges: 2.5, Events: 15000, Requests: 10,
 		RequestsPerEvent: runresults.Measured(10.0 / 15000)}
 	r.Restart = &restartResult{RequestsFirstMinute: 90, Bundles: 2000, PageSize: 500, RequestsLimit: restartLimit(2000, 500), P99MS: 200}
