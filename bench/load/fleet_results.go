@@ -145,13 +145,15 @@ func (r *results) fleetFloors() []runresults.Floor {
 		fs = append(fs, f)
 		if c := o.Ceiling; c != nil {
 			g := atLeast("creates to one consumer, share of Maestro's own limit", c.AdapterShare, floorCeilingShare, "",
-				fmt.Sprintf("%s / %s creates/s (%d source clients straight to Maestro, applied %s/s)", runresults.Num(o.CreatesPerS),
-					runresults.Num(c.CreatesPerS), c.Clients, runresults.Num(c.AppliedPerS)))
+				fmt.Sprintf("applied at the agent: %s / %s per s (%d source clients straight to Maestro: accepted %s/s, delivered %s/s)",
+					runresults.Num(o.AppliedPerS), runresults.Num(c.AppliedPerS), c.Clients, runresults.Num(c.CreatesPerS), runresults.Num(c.AppliedPerS)))
 			switch {
 			case o.Agent != "simulated":
 				g.Verdict = "N/A" // the floor is the simulated agent's; a real one is reported
 			case c.Failed > 0:
 				g.Verdict, g.Note = "N/A", fmt.Sprintf("%d creates of the ceiling failed: %s", c.Failed, c.FirstErrorMsg)
+			case !c.AllApplied || !o.AllApplied:
+				g.Verdict, g.Note = "N/A", "the agent did not apply every bundle of both phases"
 			}
 			fs = append(fs, g)
 		}
@@ -221,9 +223,9 @@ func (r *results) fleetMarkdown() string {
 			[2]string{"... create latency p50 / p99 ms, lost", fmt.Sprintf("%s / %s, %d", runresults.Num(o.P50MS), runresults.Num(o.P99MS), o.Lost)})
 		if c := o.Ceiling; c != nil {
 			rows = append(rows,
-				[2]string{fmt.Sprintf("Maestro's own limit to the same consumer (%d source clients, %d callers, no adapter)", c.Clients, c.Callers),
-					fmt.Sprintf("%s creates/s (%s in %s s, %d failed); the adapter's: %s of it", runresults.Num(c.CreatesPerS), runresults.Num(c.Creates),
-						runresults.Num(c.Seconds), c.Failed, runresults.Num(c.AdapterShare))},
+				[2]string{fmt.Sprintf("Maestro's own limit to the same consumer (%d source clients, %d callers, no adapter): delivered to the agent", c.Clients, c.Callers),
+					fmt.Sprintf("%s bundles/s (accepted %s/s: %s in %s s, %d failed); the adapter's: %s of it", runresults.Num(c.AppliedPerS), runresults.Num(c.CreatesPerS),
+						runresults.Num(c.Creates), runresults.Num(c.Seconds), c.Failed, runresults.Num(c.AdapterShare))},
 				[2]string{"... the agent applied: bundles / s from the start / per s / all", fmt.Sprintf("%s / %s / %s / %t", runresults.Num(c.Applied), runresults.Num(c.AppliedS), runresults.Num(c.AppliedPerS), c.AllApplied)})
 		}
 	}

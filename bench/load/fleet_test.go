@@ -56,6 +56,8 @@ func TestFleetFloors(t *testing.T) {
 			absent: []string{"creates to one consumer, share of Maestro's own limit"}},
 		{name: "Maestro's limit measured with failures", edit: func(r *results) { r.OneConsumer.Ceiling.Failed = 3 },
 			na: []string{"creates to one consumer, share of Maestro's own limit"}},
+		{name: "Maestro's limit not all delivered", edit: func(r *results) { r.OneConsumer.Ceiling.AllApplied = false },
+			na: []string{"creates to one consumer, share of Maestro's own limit"}},
 		{name: "stock creates to one consumer", edit: func(r *results) { r.Mode = "stock"; r.OneConsumer.CreatesPerS = 20 },
 			na: []string{"creates to one consumer", "bundle creates (pooled)"}},
 		{name: "refresh reads in steady state", edit: func(r *results) { r.Steady.RequestsPerEvent.V = 0.033 },
