@@ -265,3 +265,15 @@ func checkChanged(t *testing.T, change func(h *History)) *Report {
 	change(h)
 	return Check(h)
 }
+
+// onlyVerdict runs one invariant's check on h and returns the verdict it
+// made, failing the test when it made none or more than one.
+func onlyVerdict(t *testing.T, check func(*Report, *History), h *History) Verdict {
+	t.Helper()
+	r := &Report{}
+	check(r, h)
+	if len(r.Verdicts) != 1 {
+		t.Fatalf("%d verdicts, want 1", len(r.Verdicts))
+	}
+	return r.Verdicts[0]
+}

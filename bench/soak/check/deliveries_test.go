@@ -23,9 +23,7 @@ func TestDeliveriesLost(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := &Report{}
-			deliveriesLost(r, &History{Faults: c.faults})
-			v := r.Verdicts[0]
+			v := onlyVerdict(t, deliveriesLost, &History{Faults: c.faults})
 			if !v.Pass || v.Value != c.value || v.Detail != c.detail {
 				t.Errorf("got %v %v %q, want pass %v %q", v.Pass, v.Value, v.Detail, c.value, c.detail)
 			}
@@ -51,9 +49,7 @@ func TestRedelivered(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := &Report{}
-			redelivered(r, &History{Agents: c.agents})
-			v := r.Verdicts[0]
+			v := onlyVerdict(t, redelivered, &History{Agents: c.agents})
 			if !v.Pass || v.Value != c.value || v.Detail != c.detail {
 				t.Errorf("got %v %v %q, want pass %v %q", v.Pass, v.Value, v.Detail, c.value, c.detail)
 			}

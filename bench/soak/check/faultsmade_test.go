@@ -22,12 +22,7 @@ func TestFaultsMade(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := &Report{}
-			faultsMade(r, &History{Faults: c.faults})
-			if len(r.Verdicts) != 1 {
-				t.Fatalf("%d verdicts", len(r.Verdicts))
-			}
-			if v := r.Verdicts[0]; v.Pass != c.pass || v.Detail != c.detail {
+			if v := onlyVerdict(t, faultsMade, &History{Faults: c.faults}); v.Pass != c.pass || v.Detail != c.detail {
 				t.Errorf("pass %v %q, want %v %q", v.Pass, v.Detail, c.pass, c.detail)
 			}
 		})

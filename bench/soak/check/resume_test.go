@@ -57,12 +57,7 @@ func TestWritesResumed(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := &Report{}
-			writesResumed(r, &History{Faults: c.faults})
-			if len(r.Verdicts) != 1 {
-				t.Fatalf("%d verdicts, want 1", len(r.Verdicts))
-			}
-			v := r.Verdicts[0]
+			v := onlyVerdict(t, writesResumed, &History{Faults: c.faults})
 			if v.Pass != c.pass || v.Value != c.value || v.Detail != c.detail {
 				t.Errorf("got pass %v value %v detail %q\nwant pass %v value %v detail %q", v.Pass, v.Value, v.Detail, c.pass, c.value, c.detail)
 			}
