@@ -20,7 +20,7 @@ const (
 	writeUpdate         // present, fingerprint differs: update in place
 	writeDelete         // delete rule: delete, then read again
 	writeRecreate       // recreate rule: delete, read again, create on 404
-	writeRedelete       // stalled deletion, escalation due: delete again, read, (recreate) create on 404
+	writeRedelete       // deletion pending, a re-send window open: delete again, read, (recreate) create on 404
 )
 
 // reasons is the one table from what the decision reports (its Operation and
@@ -108,8 +108,8 @@ type rules struct {
 	deleteWhen   func() (bool, error)
 	recreateWhen func() (bool, error)
 	// redeleteDue reports whether the observed deletion, reported as op,
-	// is stalled and due to have its delete sent again (escalate.go). nil:
-	// never.
+	// is due to have its delete sent again: once promptly, then when
+	// stalled (escalate.go). nil: never.
 	redeleteDue func(op Operation) bool
 	// adoptable reports whether the observed object, which carries no
 	// fingerprint annotation (another writer made it: hyperfleet-adapter,
@@ -119,7 +119,7 @@ type rules struct {
 }
 
 // stalledWrite is the write for a bundle already being deleted: none, or
-// the delete sent again when the escalation says it is due.
+// the delete sent again when a re-send window says it is due.
 func (r rules) stalledWrite(op Operation) write {
 	if r.redeleteDue != nil && r.redeleteDue(op) {
 		return writeRedelete
@@ -144,9 +144,9 @@ type decision struct {
 //	any                                  delete.when true    -> delete (unless already deleting;
 //	                                                            then as the row "present, deleting")
 //	present, not deleting, fp differs    recreate.when true  -> recreate (delete, read, create on 404)
-//	present, deleting                    -                   -> no write, recreate pending; stalled and
-//	                                                            escalation due: delete again, read,
-//	                                                            create on 404
+//	present, deleting                    -                   -> no write, recreate pending; in a re-send
+//	                                                            window (prompt, or stalled): delete
+//	                                                            again, read, create on 404
 //	absent                               create.when false   -> no write, skip
 //	absent                               -                   -> create
 //	present, fingerprint equal           -                   -> no write

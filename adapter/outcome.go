@@ -63,8 +63,9 @@ const (
 // fingerprint, pendingSeconds, redeletes and error.
 //
 // Redeletes is how many times the pending deletion's delete has been sent
-// again by now (escalation of a stalled deletion), counted from the
-// deletion's age as every replica counts it; 0 while not stalled.
+// again by now (the prompt re-send one redelete_window after the delete,
+// then the escalation of a stalled deletion), counted from the deletion's
+// age as every replica counts it; 0 before the first window.
 type Outcome struct {
 	Name           string    `json:"name"`
 	Consumer       string    `json:"consumer"`

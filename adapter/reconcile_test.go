@@ -27,7 +27,8 @@ func TestDecisionTable(t *testing.T) {
 		state    adapter.State
 		reason   string
 		calls    []string
-		// redeletes is the outcome's count of deletes sent again (escalation).
+		// redeletes is the outcome's count of deletes sent again (the
+		// prompt re-send and the escalation).
 		redeletes int
 	}{
 		{
@@ -64,6 +65,20 @@ func TestDecisionTable(t *testing.T) {
 			setup: []step{{}, {fields: map[string]any{"generation": int64(2), "recreate": true}}},
 			event: step{fields: map[string]any{"generation": int64(2), "recreate": true}, after: 90 * time.Second},
 			op:    adapter.OpRecreate, state: adapter.StatePending, reason: adapter.ReasonRecreationPending,
+			calls: []string{"get x-config", "get x-job"}, redeletes: 1,
+		},
+		{
+			name: "present, deleting, not confirmed one window after the delete: delete again once, read", bundle: "job",
+			setup: []step{{}, {fields: map[string]any{"generation": int64(2), "recreate": true}}},
+			event: step{fields: map[string]any{"generation": int64(2), "recreate": true}, after: 20 * time.Second},
+			op:    adapter.OpRecreate, state: adapter.StatePending, reason: adapter.ReasonRecreationPending,
+			calls: []string{"get x-config", "get x-job", "redelete x-job", "get x-job"}, redeletes: 1,
+		},
+		{
+			name: "present, deleting, before the prompt window: no write", bundle: "job",
+			setup: []step{{}, {fields: map[string]any{"generation": int64(2), "recreate": true}}},
+			event: step{fields: map[string]any{"generation": int64(2), "recreate": true}, after: 14 * time.Second},
+			op:    adapter.OpRecreate, state: adapter.StatePending, reason: adapter.ReasonRecreationPending,
 			calls: []string{"get x-config", "get x-job"},
 		},
 		{
@@ -71,21 +86,21 @@ func TestDecisionTable(t *testing.T) {
 			setup: []step{{}, {fields: map[string]any{"generation": int64(2), "recreate": true}}},
 			event: step{fields: map[string]any{"generation": int64(2), "recreate": true}, after: 6 * time.Minute},
 			op:    adapter.OpRecreate, state: adapter.StateStalled, reason: adapter.ReasonRecreationStalled,
-			calls: []string{"get x-config", "get x-job"}, redeletes: 1,
+			calls: []string{"get x-config", "get x-job"}, redeletes: 2,
 		},
 		{
 			name: "present, deleting past deletion_deadline, in a re-delete window: delete again, read", bundle: "job",
 			setup: []step{{}, {fields: map[string]any{"generation": int64(2), "recreate": true}}},
 			event: step{fields: map[string]any{"generation": int64(2), "recreate": true}, after: 5*time.Minute + 5*time.Second},
 			op:    adapter.OpRecreate, state: adapter.StateStalled, reason: adapter.ReasonRecreationStalled,
-			calls: []string{"get x-config", "get x-job", "redelete x-job", "get x-job"}, redeletes: 1,
+			calls: []string{"get x-config", "get x-job", "redelete x-job", "get x-job"}, redeletes: 2,
 		},
 		{
 			name: "present, deleting, past the last attempt's window: no write", bundle: "job",
 			setup: []step{{}, {fields: map[string]any{"generation": int64(2), "recreate": true}}},
 			event: step{fields: map[string]any{"generation": int64(2), "recreate": true}, after: 20*time.Minute + 5*time.Second},
 			op:    adapter.OpRecreate, state: adapter.StateStalled, reason: adapter.ReasonRecreationStalled,
-			calls: []string{"get x-config", "get x-job"}, redeletes: 3,
+			calls: []string{"get x-config", "get x-job"}, redeletes: 4,
 		},
 		{
 			name: "delete rule while deleting past deletion_deadline, in a re-delete window: delete again, read", bundle: "job",
@@ -93,7 +108,7 @@ func TestDecisionTable(t *testing.T) {
 			event: step{fields: map[string]any{"deleting": true}, after: 10*time.Minute + 5*time.Second},
 			op:    adapter.OpDelete, state: adapter.StateStalled, reason: adapter.ReasonDeletionStalled,
 			calls:     []string{"get x-config", "get x-job", "redelete x-config", "get x-config", "redelete x-job", "get x-job"},
-			redeletes: 1,
+			redeletes: 2,
 		},
 		{
 			name: "deleted by the agent: the next event creates", bundle: "job",
@@ -122,11 +137,18 @@ func TestDecisionTable(t *testing.T) {
 			calls: []string{"get x-config", "get x-job", "delete x-config", "get x-config", "delete x-job", "get x-job"},
 		},
 		{
-			name: "delete rule while already deleting: no second delete", bundle: "job",
+			name: "delete rule while already deleting, past the prompt window: no second delete", bundle: "job",
 			setup: []step{{}, {fields: map[string]any{"deleting": true}}},
 			event: step{fields: map[string]any{"deleting": true}, after: 30 * time.Second},
 			op:    adapter.OpDelete, state: adapter.StatePending, reason: adapter.ReasonDeletionPending,
-			calls: []string{"get x-config", "get x-job"},
+			calls: []string{"get x-config", "get x-job"}, redeletes: 1,
+		},
+		{
+			name: "delete rule while already deleting, in the prompt window: delete again once, read", bundle: "job",
+			setup: []step{{}, {fields: map[string]any{"deleting": true}}},
+			event: step{fields: map[string]any{"deleting": true}, after: 15 * time.Second},
+			op:    adapter.OpDelete, state: adapter.StatePending, reason: adapter.ReasonDeletionPending,
+			calls: []string{"get x-config", "get x-job", "redelete x-config", "get x-config", "redelete x-job", "get x-job"}, redeletes: 1,
 		},
 		{
 			name: "delete rule on an absent bundle: done, no write", bundle: "job",

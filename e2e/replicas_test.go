@@ -139,9 +139,10 @@ func recreateAndConverge(t *testing.T, st *stack, consumers []string) {
 	if deletes := writes("delete") - deletesBefore; deletes != clusters {
 		t.Errorf("%v deletes for %d recreations, want exactly one each", deletes, clusters)
 	}
-	// 3 attempts (the default redeletes), each sent by the events in its
-	// 15 s window: with 10 s rounds at most 2 per attempt, for each cluster.
-	if maxRedeletes := float64(clusters * 3 * 2); redeletes > maxRedeletes {
+	// The prompt re-send and 3 attempts (the default redeletes), each sent
+	// by the events in its 15 s window: with 10 s rounds at most 2 per
+	// window, for each cluster.
+	if maxRedeletes := float64(clusters * (1 + 3) * 2); redeletes > maxRedeletes {
 		t.Errorf("%v deletes re-sent, want at most %v", redeletes, maxRedeletes)
 	}
 	// Applied in the status means the adapter's writes are done, not that

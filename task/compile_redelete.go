@@ -15,7 +15,9 @@ const DefaultRedeletes = 3
 const MaxRedeletes = 10
 
 // DefaultRedeleteWindow is how long after a deadline period begins an
-// event still sends that period's delete again (redelete_window). Sentinel
+// event still sends that period's delete again (redelete_window); the
+// prompt re-send of an unconfirmed delete is due from one window after the
+// delete for one window (adapter/escalate.go). Sentinel
 // resends an unreconciled resource about every 10 s, so a 15 s window
 // normally holds one or two events of the resource: the attempt is
 // neither missed nor sent many times.

@@ -336,12 +336,15 @@ type CreateRule struct {
 // delete's propagation on a kubernetes resource; a Maestro bundle ignores it
 // (its spec.deleteOption governs), with a load warning.
 //
-// Past the deadline a stalled deletion is escalated: the delete is sent
-// again at most Redeletes times (default DefaultRedeletes; 0 turns it off),
-// once per deadline period, by events that fall within RedeleteWindow
-// (default DefaultRedeleteWindow) after the period begins. Both are
-// normalized at load: after a successful load Redeletes is never nil and
-// RedeleteWindow never zero.
+// A delete the agent has not confirmed is sent again once by the events
+// that fall within RedeleteWindow after the first window (the prompt
+// re-send: an agent that lost the deletion would apply its objects again at
+// its next requeue). Past the deadline a stalled deletion is escalated: the
+// delete is sent again at most Redeletes times (default DefaultRedeletes; 0
+// turns both off), once per deadline period, by events that fall within
+// RedeleteWindow (default DefaultRedeleteWindow) after the period begins.
+// Both are normalized at load: after a successful load Redeletes is never
+// nil and RedeleteWindow never zero.
 type LifecycleRule struct {
 	When              *When               `yaml:"when"`
 	DeletionDeadline  configfile.Duration `yaml:"deletion_deadline"`
