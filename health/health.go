@@ -7,8 +7,10 @@
 // otherwise. The checks run side by side on a context of their own, never
 // the probe's, each bounded by Options.Timeout; probes that arrive while
 // they run wait for that one run, and its result answers probes for
-// Options.CacheFor, so probes never hammer the dependencies and a probe
-// whose client gave up changes nothing.
+// Options.CacheFor (a failing result for Options.FailedFor, shorter: a
+// process that just started is not held unready by its first look), so
+// probes never hammer the dependencies and a probe whose client gave up
+// changes nothing.
 package health
 
 import (
@@ -26,10 +28,11 @@ type Check func(ctx context.Context) error
 
 // Handler serves the probes and metrics.
 type Handler struct {
-	checks   map[string]Check
-	metrics  http.Handler
-	cacheFor time.Duration
-	timeout  time.Duration
+	checks    map[string]Check
+	metrics   http.Handler
+	cacheFor  time.Duration
+	failedFor time.Duration
+	timeout   time.Duration
 
 	extra map[string]http.Handler
 
@@ -50,8 +53,14 @@ func (h *Handler) Handle(path string, handler http.Handler) {
 
 // Options tune a Handler; zero fields take the defaults.
 type Options struct {
-	// CacheFor is how long a result answers probes (default 5s).
+	// CacheFor is how long a passing result answers probes (default 5s).
 	CacheFor time.Duration
+	// FailedFor is how long a failing result answers probes (default 1s,
+	// at most CacheFor): the checks run at most once per FailedFor while
+	// failing, and readiness shows within FailedFor of the dependencies
+	// answering (a 5 s cache of the first, failing, look held a restarted
+	// adapter unready for 5 s: issue 47).
+	FailedFor time.Duration
 	// Timeout bounds each check (default 2s): its context ends then, and a
 	// check that has not returned by then is reported failed.
 	Timeout time.Duration
@@ -62,10 +71,14 @@ func New(checks map[string]Check, metrics http.Handler, o Options) *Handler {
 	if o.CacheFor <= 0 {
 		o.CacheFor = 5 * time.Second
 	}
+	if o.FailedFor <= 0 {
+		o.FailedFor = time.Second
+	}
+	o.FailedFor = min(o.FailedFor, o.CacheFor)
 	if o.Timeout <= 0 {
 		o.Timeout = 2 * time.Second
 	}
-	return &Handler{checks: checks, metrics: metrics, cacheFor: o.CacheFor, timeout: o.Timeout, running: map[string]bool{}}
+	return &Handler{checks: checks, metrics: metrics, cacheFor: o.CacheFor, failedFor: o.FailedFor, timeout: o.Timeout, running: map[string]bool{}}
 }
 
 // ServeHTTP routes /healthz, /readyz and /metrics.

@@ -40,7 +40,7 @@ func (h *Handler) ready(w http.ResponseWriter, r *http.Request) {
 // none is. ok is false when ctx ended first; the run goes on regardless.
 func (h *Handler) status(ctx context.Context) (failed []string, ok bool) {
 	h.mu.Lock()
-	if !h.checked.IsZero() && time.Since(h.checked) <= h.cacheFor {
+	if !h.checked.IsZero() && time.Since(h.checked) <= h.freshFor() {
 		failed = h.last
 		h.mu.Unlock()
 		return failed, true
@@ -58,6 +58,15 @@ func (h *Handler) status(ctx context.Context) (failed []string, ok bool) {
 	case <-ctx.Done():
 		return nil, false
 	}
+}
+
+// freshFor is how long the cached result answers: a failing one for less
+// time than a passing one. Called with h.mu held.
+func (h *Handler) freshFor() time.Duration {
+	if len(h.last) > 0 {
+		return h.failedFor
+	}
+	return h.cacheFor
 }
 
 // fly runs the checks for f, caches the result and ends the flight.

@@ -2,6 +2,7 @@ package health
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -205,4 +206,57 @@ func TestChecksAreBoundedAndIsolated(t *testing.T) {
 			t.Errorf("%d %q: the checks ran one after the other", code, body)
 		}
 	})
+}
+
+// TestFailureCachedShorter (issue 47): a restarted adapter's first look
+// fails (it is still subscribing) and was cached for CacheFor, so /readyz
+// stayed 503 for 5 s after everything answered. A failing result answers
+// for FailedFor only; a passing one for CacheFor; within FailedFor a
+// failure is not checked again.
+func TestFailureCachedShorter(t *testing.T) {
+	const failedFor = 300 * time.Millisecond
+	var calls, up atomic.Int32
+	h := New(map[string]Check{"broker": func(context.Context) error {
+		calls.Add(1)
+		if up.Load() == 0 {
+			return errors.New("not subscribed yet")
+		}
+		return nil
+	}}, nil, Options{CacheFor: time.Hour, FailedFor: failedFor, Timeout: time.Hour})
+	start := time.Now()
+	if code, _ := probeWithin(t, h); code != 503 {
+		t.Fatalf("first look: %d, want 503", code)
+	}
+	up.Store(1)
+	code, _ := probeWithin(t, h)
+	if time.Since(start) < failedFor && (code != 503 || calls.Load() != 1) {
+		t.Errorf("within FailedFor: %d after %d checks, want the cached 503 and 1 check", code, calls.Load())
+	}
+	time.Sleep(failedFor)
+	if code, body := probeWithin(t, h); code != 200 {
+		t.Errorf("FailedFor after the failure: %d %q, want 200", code, body)
+	}
+	n := calls.Load()
+	up.Store(0)
+	time.Sleep(failedFor)
+	if code, _ := probeWithin(t, h); code != 200 || calls.Load() != n {
+		t.Errorf("a passing result within CacheFor: %d after %d checks, want the cached 200 and %d", code, calls.Load(), n)
+	}
+}
+
+// FailedFor never outlasts CacheFor, and both default.
+func TestCacheDefaults(t *testing.T) {
+	for _, tt := range []struct {
+		o                   Options
+		wantCache, wantFail time.Duration
+	}{
+		{Options{}, 5 * time.Second, time.Second},
+		{Options{CacheFor: 200 * time.Millisecond}, 200 * time.Millisecond, 200 * time.Millisecond},
+		{Options{CacheFor: time.Minute, FailedFor: 2 * time.Second}, time.Minute, 2 * time.Second},
+	} {
+		h := New(nil, nil, tt.o)
+		if h.cacheFor != tt.wantCache || h.failedFor != tt.wantFail {
+			t.Errorf("%+v: cacheFor %s failedFor %s, want %s %s", tt.o, h.cacheFor, h.failedFor, tt.wantCache, tt.wantFail)
+		}
+	}
 }
