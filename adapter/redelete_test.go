@@ -67,12 +67,7 @@ func TestRedeletesAreBounded(t *testing.T) {
 // Between the prompt window and the deadline nothing is sent again however
 // long the agent takes.
 func TestRedeleteHealsALostDeletion(t *testing.T) {
-	h := newHarness(t, memmaestro.DeleteImmediate)
-	h.store.SetStuck("c1", "x-job", true) // the agent loses the first delete
-	h.event(nil)
-	gen2 := map[string]any{"generation": int64(2), "recreate": true}
-	wantOutcome(t, outcome(t, h.event(gen2), "job"), adapter.OpRecreate, adapter.StatePending, adapter.ReasonRecreationPending)
-	h.store.SetStuck("c1", "x-job", false) // ... and would act on a second one
+	h, gen2 := lostDelete(t)
 
 	h.now = h.now.Add(4 * time.Minute)
 	wantOutcome(t, outcome(t, h.event(gen2), "job"), adapter.OpRecreate, adapter.StatePending, adapter.ReasonRecreationPending)
@@ -95,12 +90,7 @@ func TestRedeleteHealsALostDeletion(t *testing.T) {
 // confirms it and the recreation completes in that pass. Events before the
 // window and after it send nothing.
 func TestPromptRedeleteHealsALostDeletion(t *testing.T) {
-	h := newHarness(t, memmaestro.DeleteImmediate)
-	h.store.SetStuck("c1", "x-job", true) // the agent loses the first delete
-	h.event(nil)
-	gen2 := map[string]any{"generation": int64(2), "recreate": true}
-	wantOutcome(t, outcome(t, h.event(gen2), "job"), adapter.OpRecreate, adapter.StatePending, adapter.ReasonRecreationPending)
-	h.store.SetStuck("c1", "x-job", false) // ... and would act on a second one
+	h, gen2 := lostDelete(t)
 
 	h.now = h.now.Add(10 * time.Second)
 	wantOutcome(t, outcome(t, h.event(gen2), "job"), adapter.OpRecreate, adapter.StatePending, adapter.ReasonRecreationPending)
@@ -110,4 +100,18 @@ func TestPromptRedeleteHealsALostDeletion(t *testing.T) {
 	o := outcome(t, h.event(gen2), "job")
 	wantOutcome(t, o, adapter.OpRecreate, adapter.StateDone, adapter.ReasonRecreated)
 	wantCalls(t, h.calls(), "get x-config", "get x-job", "redelete x-job", "get x-job", "create x-job")
+}
+
+// lostDelete is a recreation whose first delete the agent lost: the
+// bundle stays deleting, and the agent would confirm a second delete
+// (memmaestro under DeleteImmediate). gen2 is the recreating event.
+func lostDelete(t *testing.T) (h *harness, gen2 map[string]any) {
+	t.Helper()
+	h = newHarness(t, memmaestro.DeleteImmediate)
+	h.store.SetStuck("c1", "x-job", true) // the agent loses the first delete
+	h.event(nil)
+	gen2 = map[string]any{"generation": int64(2), "recreate": true}
+	wantOutcome(t, outcome(t, h.event(gen2), "job"), adapter.OpRecreate, adapter.StatePending, adapter.ReasonRecreationPending)
+	h.store.SetStuck("c1", "x-job", false) // ... and would act on a second one
+	return h, gen2
 }
