@@ -138,6 +138,7 @@ fi
 	--maestro-rest "${MAESTRO_REST_URL}" \
 	--maestro-grpc "${MAESTRO_GRPC_ADDR}" \
 	--maestro-broker "${MAESTRO_BROKER_ADDR}" \
+	--maestro-metrics "${MAESTRO_METRICS_URL}" \
 	--duration "${SOAK_MINUTES:-30}m" \
 	--clusters "${SOAK_CLUSTERS:-2000}" \
 	--consumers "${CONSUMERS}" \

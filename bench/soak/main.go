@@ -30,6 +30,7 @@ import (
 type options struct {
 	adapterBin, hackDir, out, example, broken string
 	maestroREST, maestroGRPC, maestroBroker   string
+	maestroMetrics                            string
 	rabbitURL, prefix                         string
 
 	clusters, consumers int
@@ -56,6 +57,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.maestroREST, "maestro-rest", "http://127.0.0.1:18700", "Maestro REST URL")
 	fs.StringVar(&o.maestroGRPC, "maestro-grpc", "127.0.0.1:18790", "Maestro source gRPC address")
 	fs.StringVar(&o.maestroBroker, "maestro-broker", "127.0.0.1:18791", "Maestro agent gRPC broker address")
+	fs.StringVar(&o.maestroMetrics, "maestro-metrics", "http://127.0.0.1:18784/metrics", "Maestro's Prometheus metrics URL (its spec event queue: delivery.go)")
 	fs.StringVar(&o.rabbitURL, "rabbitmq-url", "amqp://guest:guest@127.0.0.1:5672/", "RabbitMQ URL")
 	fs.StringVar(&o.prefix, "prefix", "soak", "prefix of the run's exchange, queue, source id and consumers")
 	fs.IntVar(&o.clusters, "clusters", 2000, "clusters (2 bundles each), 1 to 100000")

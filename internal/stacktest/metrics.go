@@ -131,3 +131,33 @@ func (m Metrics) MaestroCreates() float64 {
 func (m Metrics) MaestroCreatesRefused() float64 {
 	return m.Sum(MaestroRequests, `verb="create"`, `code="already_exists"`)
 }
+
+// MaestroSpecQueue is Maestro's spec event queue, from Maestro's own
+// /metrics: Maestro hands each spec change (its event) to the agent from
+// one client-go workqueue, "event-controller", worked by one goroutine in
+// order (maestro pkg/controllers KindControllerManager). Added counts the
+// events queued, Done those processed (the queue's work-duration
+// histogram), Depth those waiting; Start is Maestro's process start, which
+// a restart changes (the counters start again, and the new process queues
+// every event not yet reconciled).
+type MaestroSpecQueue struct {
+	Added, Done, Depth, Start float64
+}
+
+// MaestroSpecQueue reads m as a Maestro server's metrics; ok is false when
+// they hold no event-controller queue.
+func (m Metrics) MaestroSpecQueue() (q MaestroSpecQueue, ok bool) {
+	const queue = `queue_name="event-controller"`
+	for _, s := range m["workqueue_depth"] {
+		ok = ok || strings.Contains(s.Labels, queue)
+	}
+	if !ok {
+		return q, false
+	}
+	return MaestroSpecQueue{
+		Added: m.Sum("workqueue_adds_total", queue),
+		Done:  m.Sum("workqueue_work_duration_seconds_count", queue),
+		Depth: m.Sum("workqueue_depth", queue),
+		Start: m.Sum("process_start_time_seconds"),
+	}, true
+}

@@ -32,3 +32,28 @@ func TestMaestroWritesRefused(t *testing.T) {
 		t.Errorf("SourceClients = %v of %v, want 3 of 4", c, n)
 	}
 }
+
+// MaestroSpecQueue reads the event-controller queue only (not the status
+// queue beside it) and Maestro's process start; metrics without that queue
+// (an adapter's, or a Maestro not yet serving) are not a queue at all.
+func TestMaestroSpecQueue(t *testing.T) {
+	m := Metrics{
+		"workqueue_adds_total": {{Labels: `{name="event-controller",queue_name="event-controller"}`, Value: 4000},
+			{Labels: `{name="status-event-controller",queue_name="status-event-controller"}`, Value: 1402}},
+		"workqueue_depth": {{Labels: `{name="event-controller",queue_name="event-controller"}`, Value: 2626},
+			{Labels: `{name="status-event-controller",queue_name="status-event-controller"}`, Value: 1}},
+		"workqueue_work_duration_seconds_count": {{Labels: `{name="event-controller",queue_name="event-controller"}`, Value: 1374},
+			{Labels: `{name="status-event-controller",queue_name="status-event-controller"}`, Value: 1400}},
+		"process_start_time_seconds": {{Value: 1.79661468496e+09}},
+	}
+	want := MaestroSpecQueue{Added: 4000, Done: 1374, Depth: 2626, Start: 1.79661468496e+09}
+	if got, ok := m.MaestroSpecQueue(); !ok || got != want {
+		t.Errorf("MaestroSpecQueue = %+v, %v; want %+v, true", got, ok, want)
+	}
+	status := Metrics{"workqueue_depth": {{Labels: `{name="status-event-controller",queue_name="status-event-controller"}`, Value: 1}}}
+	for name, m := range map[string]Metrics{"none": {}, "status queue only": status} {
+		if got, ok := m.MaestroSpecQueue(); ok {
+			t.Errorf("%s: MaestroSpecQueue = %+v, true; want false", name, got)
+		}
+	}
+}

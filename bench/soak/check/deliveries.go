@@ -13,6 +13,11 @@ import (
 // healed them is convergence's verdict, and a remedy that could not be
 // made is "faults made"'s.
 func deliveriesLost(r *Report, h *History) {
+	queue := ""
+	if h.Meta.MaestroSpecQueuePeak > 0 {
+		queue = fmt.Sprintf(" (Maestro's spec event queue peaked at %d events, %s; a delivery counts from Maestro's dispatch)",
+			h.Meta.MaestroSpecQueuePeak, h.Meta.MaestroSpecQueuePeakAt.UTC().Format("15:04:05"))
+	}
 	bundles := 0
 	var lines []string
 	for _, f := range h.Faults {
@@ -29,11 +34,11 @@ func deliveriesLost(r *Report, h *History) {
 		lines = append(lines, fmt.Sprintf("%v: %d at %s", f.Params["consumer"], n, f.At.UTC().Format("15:04:05")))
 	}
 	if len(lines) == 0 {
-		r.add("deliveries Maestro lost", 0, "reported", true, "none: every spec Maestro held reached its simulated agent within a minute")
+		r.add("deliveries Maestro lost", 0, "reported", true, "none: every spec Maestro dispatched reached its simulated agent within a minute%s", queue)
 		return
 	}
 	r.add("deliveries Maestro lost", float64(bundles), "reported", true,
-		"%d bundles on %d agents, each agent restarted once for them (its resync delivered them): %s", bundles, len(lines), strings.Join(lines, "; "))
+		"%d bundles on %d agents, each agent restarted once for them (its resync delivered them)%s: %s", bundles, len(lines), queue, strings.Join(lines, "; "))
 }
 
 // redelivered reports the deletions Maestro delivered to an agent again

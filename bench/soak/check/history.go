@@ -161,6 +161,11 @@ type Meta struct {
 	// but the dead-letter queue. An event still held was neither acked
 	// nor dead-lettered. Nil: not listed.
 	QueueHeld map[string]int `json:"queue_held,omitempty"`
+	// MaestroSpecQueuePeak is the most spec events Maestro's queue was
+	// seen holding (its metrics, read every 15 s by the delivery watch),
+	// at MaestroSpecQueuePeakAt: what a delivery waits behind.
+	MaestroSpecQueuePeak   int       `json:"maestro_spec_queue_peak,omitempty"`
+	MaestroSpecQueuePeakAt time.Time `json:"maestro_spec_queue_peak_at,omitempty"`
 }
 
 // History is everything a run recorded.
