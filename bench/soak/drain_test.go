@@ -78,11 +78,45 @@ func TestDrainResends(t *testing.T) {
 			c.c.id = "c1"
 			a.add(&c.c)
 			var got []string
-			for _, r := range a.drainResends(now) {
+			for _, r := range a.drainResends(now, now) {
 				got = append(got, r.id)
 			}
 			if want := map[bool][]string{true: {"c1"}, false: nil}[c.resend]; !slices.Equal(got, want) {
 				t.Errorf("resent %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// A cluster behind its generation is resent only once every event of it
+// has left RabbitMQ: the run's queues (retry queues too, ready or
+// unacknowledged) were seen empty after it was last touched. One whose
+// event is still queued behind a backlog reports by itself and is not
+// resent (it would count lost when the original reported); one acked
+// unreported is resent once the queues empty; one reported not ready is
+// resent whatever the queues hold.
+func TestDrainWaitsForTheQueues(t *testing.T) {
+	now := time.Date(2026, 12, 7, 4, 0, 0, 0, time.UTC)
+	quiet := now.Add(-drainQuiet)
+	cases := []struct {
+		name    string
+		c       cluster
+		emptied time.Time
+		resend  bool
+	}{
+		{"behind, quiet, queues empty since", cluster{generation: 2, reported: reportedStatus{ok: true, generation: 1}, touched: quiet}, now, true},
+		{"behind, quiet, its event still queued (queues not empty since)", cluster{generation: 2, reported: reportedStatus{ok: true, generation: 1}, touched: quiet}, quiet.Add(-time.Second), false},
+		{"never reported, quiet, queues never seen empty", cluster{generation: 1, touched: quiet}, time.Time{}, false},
+		{"never reported, quiet, queues empty since (an event acked unreported)", cluster{generation: 1, touched: quiet}, quiet.Add(time.Second), true},
+		{"not ready, queues busy: resent whatever they hold", cluster{generation: 2, reported: reportedStatus{ok: true, generation: 2, applied: "False"}, touched: quiet}, time.Time{}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := &recordingAPI{clusters: map[string]*cluster{}}
+			c.c.id = "c1"
+			a.add(&c.c)
+			if got := len(a.drainResends(now, c.emptied)) == 1; got != c.resend {
+				t.Errorf("resent %v, want %v", got, c.resend)
 			}
 		})
 	}
@@ -95,12 +129,12 @@ func TestDrainTouch(t *testing.T) {
 	a := &recordingAPI{clusters: map[string]*cluster{}}
 	a.add(&cluster{id: "c1", generation: 2})
 	a.touch("c1", now.Add(-drainQuiet))
-	if got := len(a.drainResends(now)); got != 1 {
+	if got := len(a.drainResends(now, now)); got != 1 {
 		t.Fatalf("quiet for drainQuiet: %d resent, want 1", got)
 	}
 	a.touch("c1", now.Add(-time.Second))
 	a.touch("c1", now.Add(-time.Hour))
-	if got := len(a.drainResends(now)); got != 0 {
+	if got := len(a.drainResends(now, now)); got != 0 {
 		t.Errorf("touched a second ago: %d resent, want 0", got)
 	}
 }

@@ -77,13 +77,18 @@ func (p *publisher) rounds(ctx context.Context, api *recordingAPI, period time.D
 // drainResend is Sentinel after the last round: every period it resends
 // the current event of every cluster recordingAPI.drainResends names (one
 // reported not ready, or one whose newest status is older than its
-// generation and that the adapter left alone for drainQuiet), until every
+// generation, that the adapter left alone for drainQuiet and whose events
+// have all left the run's queues, as held reports them), until every
 // cluster is reported ready at its generation (api.settled) or until ends.
 // It returns how many events it resent.
-func (p *publisher) drainResend(ctx context.Context, api *recordingAPI, period time.Duration, until time.Time) int {
+func (p *publisher) drainResend(ctx context.Context, api *recordingAPI, period time.Duration, until time.Time, held func() (int, error)) int {
 	n := 0
+	var emptied time.Time
 	for ctx.Err() == nil && time.Now().Before(until) && !api.settled() {
-		for _, c := range api.drainResends(time.Now()) {
+		if m, err := held(); err == nil && m == 0 {
+			emptied = time.Now()
+		}
+		for _, c := range api.drainResends(time.Now(), emptied) {
 			p.publish(ctx, c)
 			api.touch(c.id, time.Now())
 			n++

@@ -206,7 +206,14 @@ func (h *harness) soak(ctx context.Context) (check.Meta, error) {
 	fwg.Wait() // faults planned before the last round are all done
 	stopFaults()
 	drainEnd := time.Now().Add(o.drain)
-	resent := pub.drainResend(ctx, h.api, max(period, 5*time.Second), drainEnd)
+	resent := pub.drainResend(ctx, h.api, max(period, 5*time.Second), drainEnd, func() (int, error) {
+		held, err := queueHeld(h.queue)
+		total := 0
+		for _, n := range held {
+			total += n
+		}
+		return total, err
+	})
 	h.drain(ctx, drainEnd)
 	fmt.Printf("soak: drained; %d events resent\n", resent)
 	stopSampling()
@@ -220,6 +227,8 @@ func (h *harness) soak(ctx context.Context) (check.Meta, error) {
 		meta.CreatesRefused += refused
 		meta.Creates += creates
 	}
+	peak, at := h.deliveries.queuePeak()
+	meta.MaestroSpecQueuePeak, meta.MaestroSpecQueuePeakAt = peak, at
 	meta.End = time.Now()
 	return meta, nil
 }
