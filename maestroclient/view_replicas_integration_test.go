@@ -3,6 +3,7 @@ package maestroclient_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -65,7 +66,43 @@ type replicaWorld struct {
 	a, b     *adapter.Pipeline
 	aLog     *writeLog
 	view     *view.View
+	seen     *seenSink
 	client   *maestroclient.Client
+}
+
+// seenSink passes A's status stream to its view and records, per consumer
+// and bundle name, the generation annotations of the agent reports (events
+// with conditions) the view has been given. Both worlds' clients use one
+// source, so the stream carries the other world's consumer's reports too.
+type seenSink struct {
+	maestroclient.StatusSink
+	mu      sync.Mutex
+	reports map[string][]string
+}
+
+func (s *seenSink) Status(work *workv1.ManifestWork) {
+	s.StatusSink.Status(work)
+	if work == nil || len(work.Status.Conditions) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := work.Namespace + "/" + work.Name
+	s.reports[k] = append(s.reports[k], work.Annotations["hyperfleet.io/generation"])
+}
+
+// reported says whether the view has been given an agent report of
+// consumer's bundle name at generation annotation gen (any, when gen is
+// empty).
+func (s *seenSink) reported(consumer, name, gen string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, g := range s.reports[consumer+"/"+name] {
+		if g == gen || gen == "" {
+			return true
+		}
+	}
+	return false
 }
 
 func newReplicaWorld(t *testing.T, s server, task *task.TaskConfig, withView bool) *replicaWorld {
@@ -74,7 +111,8 @@ func newReplicaWorld(t *testing.T, s server, task *task.TaskConfig, withView boo
 	var sink maestroclient.StatusSink
 	if withView {
 		w.view = view.New(view.Options{MaxAge: time.Minute})
-		sink = w.view
+		w.seen = &seenSink{StatusSink: w.view, reports: map[string][]string{}}
+		sink = w.seen
 	}
 	w.client = newClient(t, s, func(o *maestroclient.Options) { o.Status = sink; o.SourceID = "view-replicas-test" })
 	bClient := newClient(t, s, func(o *maestroclient.Options) { o.SourceID = "view-replicas-test" })
@@ -155,6 +193,27 @@ func TestViewReplicasOnRealMaestro(t *testing.T) {
 		t.Fatal(err)
 	}
 	off, on := newReplicaWorld(t, s, task, false), newReplicaWorld(t, s, task, true)
+	// reported waits until an agent report of each of bundles ("name" or
+	// "name@generation annotation") has reached A's view. A report
+	// arriving while A's read is in flight stops the read from storing
+	// (Maestro may have answered before the report), and the step after
+	// would read again.
+	reported := func(bundles ...string) func(w *replicaWorld) {
+		return func(w *replicaWorld) {
+			if w.view == nil {
+				return
+			}
+			for _, b := range bundles {
+				name, gen, _ := strings.Cut(b, "@")
+				eventually(t, 30*time.Second, "the agent's report of "+b+" in A's view", func() error {
+					if !w.seen.reported(w.consumer, name, gen) {
+						return fmt.Errorf("not reported yet")
+					}
+					return nil
+				})
+			}
+		}
+	}
 	rec2 := map[string]any{"generation": int64(2), "recreate": true}
 	gen2 := map[string]any{"generation": int64(2)}
 	steps := []struct {
@@ -166,7 +225,7 @@ func TestViewReplicasOnRealMaestro(t *testing.T) {
 		before func(w *replicaWorld)
 	}{
 		{name: "A creates both"},
-		{name: "A reads: unchanged"},
+		{name: "A reads: unchanged", before: reported("x-config", "x-job@1")},
 		{name: "A: unchanged from the view", hit: true},
 		{name: "B starts a recreation of the job", b: true, f: rec2},
 		{name: "A after the stream told: recreate pending, from a read", f: rec2, before: func(w *replicaWorld) {
@@ -181,7 +240,7 @@ func TestViewReplicasOnRealMaestro(t *testing.T) {
 			})
 		}},
 		{name: "deletion released: A recreates", f: rec2, before: func(w *replicaWorld) { w.release("x-job") }},
-		{name: "A reads: unchanged", f: gen2},
+		{name: "A reads: unchanged", f: gen2, before: reported("x-job@2")},
 		{name: "A: unchanged from the view", f: gen2, hit: true},
 	}
 	for _, st := range steps {

@@ -19,7 +19,11 @@
 //   - The source's status stream (sdk-go's subscription; see Status): the
 //     agent's status replaces an entry's status; a stream event that shows
 //     another spec (generation or fingerprint), a deletion (Deleting or
-//     Deleted condition) or a bundle the view cannot name forgets the entry.
+//     Deleted condition) or a bundle the view cannot name forgets the entry;
+//     one for a bundle without an entry leaves a marker as a forget does,
+//     so that a read or List of it in flight, which Maestro may have
+//     answered before the agent's report, stores nothing (every input
+//     against a read in flight: TestNoReadInFlightOvertakesANewerInput).
 //   - The adapter's own writes: every Create, Update and Delete forgets the
 //     entry, since a write's answer is not what a read returns (no status, no
 //     server timestamps), and nothing orders it with another replica's write

@@ -29,11 +29,15 @@ func (v *View) Subscribed() {
 // and spec as last written, status as the agent reported. An entry whose
 // generation and fingerprint annotation the event matches takes its
 // status; one the event shows deleting, deleted or written by someone else
-// is forgotten. An event for a bundle without an entry is ignored (entries
-// come from reads only), but for its tombstone (tombstone.go): a Deleted
-// confirmation records one, any other status that is not deleting drops
-// it. An event without the bundle's name (no work metadata) forgets every
-// entry of that uid.
+// is forgotten. An event for a bundle without an entry makes none (entries
+// come from reads only) but leaves a marker, as a forget does, so that a
+// read or List of it in flight does not store what it read: Maestro may
+// have answered it before this status reached it, and the entry would then
+// miss a status the stream already brought, for max age (seen in a test
+// only: TestLookup "read in flight across a stream status"). It also keeps
+// the bundle's tombstone (tombstone.go): a Deleted confirmation records
+// one, any other status that is not deleting drops it. An event without
+// the bundle's name (no work metadata) forgets every entry of that uid.
 func (v *View) Status(work *workv1.ManifestWork) {
 	if work == nil {
 		return
@@ -50,6 +54,11 @@ func (v *View) Status(work *workv1.ManifestWork) {
 	e, ok := v.entries[k]
 	v.mu.RUnlock()
 	if !ok || e.gone {
+		// A marker, whatever a read stored meanwhile (it may predate
+		// this status): reads in flight store nothing.
+		v.mu.Lock()
+		v.forget(k)
+		v.mu.Unlock()
 		return
 	}
 	next, fresh := v.withStatus(*e, work)

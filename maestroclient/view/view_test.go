@@ -228,6 +228,36 @@ func TestLookup(t *testing.T) {
 			h.readAcross(func() { h.view.Forget(consumer, name) })
 			h.read()
 		}, true, nil},
+		{"read in flight across a stream status of a bundle without an entry stores nothing: miss", func(h *harness) {
+			// The read may have been answered before the agent's status
+			// reached Maestro: storing it would hand CEL a bundle without
+			// the status the stream already brought, for MaxAge.
+			h.readAcross(func() { h.view.Status(withCondition(h.current(), workv1.WorkAvailable)) })
+		}, false, nil},
+		{"read in flight across a stream status of a bundle just written stores nothing: miss", func(h *harness) {
+			h.view.Subscribed()
+			h.create()
+			h.read()
+			h.view.Forget(consumer, name) // the adapter's own write
+			tok := h.view.Begin()
+			w := h.current()
+			h.view.Status(withCondition(h.current(), workv1.WorkAvailable))
+			h.view.Observe(tok, consumer, name, w)
+		}, false, nil},
+		{"read in flight across a stream status, then another read stores: hit with the status", func(h *harness) {
+			h.readAcross(func() {
+				w := withCondition(h.current(), workv1.WorkAvailable)
+				if err := h.store.SetStatus(consumer, name, w.Status); err != nil {
+					h.t.Fatal(err)
+				}
+				h.view.Status(w)
+			})
+			h.read()
+		}, true, func(t *testing.T, w *workv1.ManifestWork) {
+			if !meta.IsStatusConditionTrue(w.Status.Conditions, workv1.WorkAvailable) {
+				t.Errorf("the read after the stream's status lacks it: %+v", w.Status.Conditions)
+			}
+		}},
 		{"forgotten, then the stream shows a status: miss", func(h *harness) {
 			h.view.Subscribed()
 			h.create()
