@@ -221,8 +221,8 @@ func (b *budget) wait(ctx context.Context, consumer, name string) error {
 		g := b.reserve(consumer, name, maxWait)
 		if g.full != nil {
 			if err := waitFreed(ctx, g.full, g.wait); err != nil {
-				return fmt.Errorf("%w: %d writes of consumer %s outstanding, none reported by its agent: %w",
-					adapter.ErrUnavailable, b.window, consumer, err)
+				return waitEnded(fmt.Sprintf("%d writes of consumer %s outstanding, none reported by its agent",
+					b.window, consumer), err)
 			}
 			continue
 		}
@@ -235,7 +235,7 @@ func (b *budget) wait(ctx context.Context, consumer, name string) error {
 		}
 		if err := sleep(ctx, g.wait); err != nil {
 			b.unsent(consumer, name)
-			return fmt.Errorf("%w: waiting for the write budget of consumer %s: %w", adapter.ErrUnavailable, consumer, err)
+			return waitEnded("waiting for the write budget of consumer "+consumer, err)
 		}
 		return nil
 	}

@@ -162,7 +162,7 @@ func (c *Client) withConsumer(ctx context.Context, consumer, name string,
 	case c.sem <- struct{}{}:
 	case <-ctx.Done():
 		c.writes.unsent(consumer, name)
-		return ctx.Err()
+		return waitEnded("waiting for the shared work client", ctx.Err())
 	}
 	defer func() { <-c.sem }()
 	c.works.SetNamespace(consumer)

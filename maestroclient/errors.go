@@ -65,6 +65,20 @@ func classify(err error) error {
 	return err
 }
 
+// waitEnded is the error of a call whose context ended while it waited for
+// what (a read slot, the shared work client, the write budget): a deadline
+// is ErrUnavailable, as a request that timed out is (the event is
+// redelivered later); a cancellation is context.Canceled without a
+// sentinel. Every wait of this package on a context ends through it
+// (TestEveryWaitEndsClassified), and a retry's backoff wraps the last
+// failure instead (call).
+func waitEnded(what string, err error) error {
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return fmt.Errorf("%w: %s: %w", adapter.ErrUnavailable, what, err)
+}
+
 // permanent lists fragments of refusals no retry can fix and no sentinel
 // describes: authentication and authorization (but see authorizerUnavailable).
 var permanent = []string{"unauthorized", "unauthenticated", "failed to authorize", "forbidden"}

@@ -54,13 +54,13 @@ func (r *restReader) bundle(ctx context.Context, id string) (*workv1.ManifestWor
 // get reads path (with its query) from the REST API, waiting for a free
 // read slot first, and returns the body of a 200 answer, failing when it is
 // longer than limit bytes. A failure is
-// classified (see classifyHTTP); the context's error when it ends while
-// waiting for a slot.
+// classified (see classifyHTTP); the context's error, classified
+// (waitEnded), when it ends while waiting for a slot.
 func (r *restReader) get(ctx context.Context, path string, limit int64) ([]byte, error) {
 	select {
 	case r.slots <- struct{}{}:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, waitEnded("waiting for a read slot", ctx.Err())
 	}
 	defer func() { <-r.slots }()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.base+path, nil)
