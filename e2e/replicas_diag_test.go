@@ -64,8 +64,9 @@ func describeBundle(b *strings.Builder, l *lostDeletions, consumer, name string)
 		fmt.Fprintf(b, "  bundle %s: %v\n", name, err)
 		return ""
 	}
-	fmt.Fprintf(b, "  bundle %s: uid %s, generation annotation %q, resourceVersion %s, deletion %v\n",
-		name, work.UID, work.Annotations["hyperfleet.io/generation"], work.ResourceVersion, work.DeletionTimestamp)
+	fmt.Fprintf(b, "  bundle %s: uid %s, generation annotation %q, resourceVersion %s, created %s, deletion %v\n",
+		name, work.UID, work.Annotations["hyperfleet.io/generation"], work.ResourceVersion,
+		work.CreationTimestamp.UTC().Format("15:04:05"), work.DeletionTimestamp)
 	for _, c := range work.Status.Conditions {
 		fmt.Fprintf(b, "    condition %s=%s %s: %s\n", c.Type, c.Status, c.Reason, c.Message)
 	}
@@ -114,8 +115,8 @@ func describeAppliedWorks(l *lostDeletions, uid string) string {
 		for _, r := range a.Status.AppliedResources {
 			applied = append(applied, fmt.Sprintf("%s/%s uid=%s", r.Resource, r.Name, r.UID))
 		}
-		fmt.Fprintf(&b, "  appliedmanifestwork %s: uid=%s deletion=%v finalizers=%v applied=%v\n",
-			a.Name, a.UID, a.DeletionTimestamp, a.Finalizers, applied)
+		fmt.Fprintf(&b, "  appliedmanifestwork %s: uid=%s created=%s deletion=%v finalizers=%v applied=%v\n",
+			a.Name, a.UID, a.CreationTimestamp.UTC().Format("15:04:05"), a.DeletionTimestamp, a.Finalizers, applied)
 	}
 	return b.String()
 }

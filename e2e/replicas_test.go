@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/bundle-adapter/bundle-adapter/broker/rabbitmq"
 	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
@@ -505,8 +506,10 @@ func jobGeneration(job *batchv1.Job) string {
 // agent now has for the bundle: its owner was the old bundle's, which the
 // agent deleted without deleting the Job (it deletes only what that
 // AppliedManifestWork's status records as applied), and Kubernetes'
-// garbage collector has not collected it. The agent's update of the Job to
-// generation 2 then fails, a Job's pod template being immutable.
+// garbage collector has not collected it; or owned by the AppliedManifestWork
+// the agent now has, but a leftover of the old bundle (leftoverJob). The
+// agent's update of the Job to generation 2 then fails, a Job's pod
+// template being immutable.
 func (l *lostDeletions) orphanedJob(id string) error {
 	consumer := l.placement[id]["consumer"].(string)
 	work, err := l.mc.Get(l.t.Context(), consumer, id+"-validation")
@@ -531,9 +534,46 @@ func (l *lostDeletions) orphanedJob(id string) error {
 	for _, owner := range job.OwnerReferences {
 		for _, a := range current {
 			if owner.UID == a.UID {
-				return fmt.Errorf("job is owned by the bundle's current AppliedManifestWork %s: not orphaned", a.Name)
+				if err := leftoverJob(work, job); err != nil {
+					return fmt.Errorf("job is owned by the bundle's current AppliedManifestWork %s: not orphaned, and %w", a.Name, err)
+				}
+				return nil
 			}
 		}
 	}
 	return nil
+}
+
+// leftoverJob returns nil when job, owned by the new bundle's
+// AppliedManifestWork, is provably a leftover of the old bundle that the
+// agent took over rather than one it made for the new bundle: the Job was
+// created no later than the new bundle (so under the old one), and the
+// agent reports the new bundle's Job manifest not applied because the pod
+// template is immutable (so the bundle carries another template, and the
+// agent tried to apply it onto the old Job). Both AppliedManifestWorks are
+// named after the bundle's uid, which Maestro derives from consumer and
+// name, so a recreation's AppliedManifestWork is the old one's name; ocm's
+// ManifestWorkController syncs from its informer's copy, and a sync that
+// started before the deletion creates the AppliedManifestWork again
+// (lister miss) and applies the Job under it after the finalizer ran
+// (docs/reliability.md). Seen on the CI run of 2026-12-07 (stop 56).
+func leftoverJob(work *workv1.ManifestWork, job *batchv1.Job) error {
+	if work.CreationTimestamp.IsZero() {
+		return fmt.Errorf("the new bundle has no creation time to compare")
+	}
+	if job.CreationTimestamp.After(work.CreationTimestamp.Time) {
+		return fmt.Errorf("the job (created %s) is newer than the new bundle (created %s)",
+			job.CreationTimestamp.UTC().Format(time.TimeOnly), work.CreationTimestamp.UTC().Format(time.TimeOnly))
+	}
+	for _, m := range work.Status.ResourceStatus.Manifests {
+		if m.ResourceMeta.Kind != "Job" || m.ResourceMeta.Name != job.Name {
+			continue
+		}
+		for _, c := range m.Conditions {
+			if c.Type == workv1.ManifestApplied && c.Status == metav1.ConditionFalse && strings.Contains(c.Message, "field is immutable") {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("the agent does not report the new bundle's job failing on an immutable field")
 }
