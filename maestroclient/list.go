@@ -256,6 +256,12 @@ func (r *restReader) listPage(ctx context.Context, source string, n, size int) (
 	if err != nil {
 		return nil, err
 	}
+	return decodeListPage(body, size)
+}
+
+// decodeListPage decodes one page of the resource bundle list, of at most
+// size items, each into the ManifestWork decodeBundle makes of it.
+func decodeListPage(body []byte, size int) (*listAnswer, error) {
 	var list struct {
 		Total int               `json:"total"`
 		Items []json.RawMessage `json:"items"`

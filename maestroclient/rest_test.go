@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -41,10 +42,31 @@ const fullBundle = `{"id":"0b0f","kind":"ResourceBundle","href":"/api/maestro/v1
 const bareBundle = `{"id":"0c0c","version":1,"metadata":{"name":"b","namespace":"c"},
 "manifests":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}}],"delete_option":{},"status":{}}`
 
-// decodeBundle must make of a body exactly what the openapi client and
-// grpcsource.ToManifestWork made of it (manifests compared as JSON values).
+// decodeBodies are the bundle bodies the decoders are checked on: the two
+// above, what the real agent reported on (testdata), and each way a status
+// can be empty.
+func decodeBodies(t *testing.T) map[string]string {
+	t.Helper()
+	real, err := os.ReadFile("testdata/resource-bundle.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := strings.TrimSuffix(bareBundle, `,"status":{}}`)
+	if bare == bareBundle {
+		t.Fatal("bareBundle no longer ends with an empty status")
+	}
+	return map[string]string{"full": fullBundle, "bare": bareBundle, "real agent": string(real),
+		"status null": bare + `,"status":null}`, "no status": bare + `}`,
+		"status with empty conditions":            bare + `,"status":{"conditions":[]}}`,
+		"no manifest configs, delete option null": strings.Replace(bare, `"delete_option":{}`, `"delete_option":null`, 1) + `}`}
+}
+
+// decodeBundle, and a List page's decoding of each of its items, must make
+// of a body exactly what the openapi client and grpcsource.ToManifestWork
+// made of it (manifests compared as JSON values).
 func TestDecodeBundleMatchesToManifestWork(t *testing.T) {
-	for name, body := range map[string]string{"full": fullBundle, "bare": bareBundle} {
+	bodies := decodeBodies(t)
+	for name, body := range bodies {
 		t.Run(name, func(t *testing.T) {
 			var rb openapi.ResourceBundle
 			if err := json.Unmarshal([]byte(body), &rb); err != nil {
@@ -58,16 +80,31 @@ func TestDecodeBundleMatchesToManifestWork(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if g, w := manifestValues(t, got), manifestValues(t, want); !reflect.DeepEqual(g, w) {
-				t.Errorf("manifests differ:\n got %v\nwant %v", g, w)
+			sameWork(t, "decodeBundle", got, want)
+			page, err := decodeListPage([]byte(`{"total":1,"items":[`+body+`]}`), 1)
+			if err != nil {
+				t.Fatal(err)
 			}
-			got.Spec.Workload.Manifests, want.Spec.Workload.Manifests = nil, nil
-			if !reflect.DeepEqual(normalizeTimes(got), normalizeTimes(want)) {
-				gj, _ := json.Marshal(got)
-				wj, _ := json.Marshal(want)
-				t.Errorf("work differs:\n got %s\nwant %s", gj, wj)
+			if len(page.Items) != 1 || page.Items[0].id != rb.GetId() || page.Items[0].consumer != rb.GetConsumerName() {
+				t.Fatalf("list page: %+v, want one item of id %q, consumer %q", page.Items, rb.GetId(), rb.GetConsumerName())
 			}
+			sameWork(t, "list page", page.Items[0].work, want)
 		})
+	}
+}
+
+// sameWork fails t unless got is want, manifests compared as JSON values.
+func sameWork(t *testing.T, what string, got, want *workv1.ManifestWork) {
+	t.Helper()
+	got, want = got.DeepCopy(), want.DeepCopy()
+	if g, w := manifestValues(t, got), manifestValues(t, want); !reflect.DeepEqual(g, w) {
+		t.Errorf("%s: manifests differ:\n got %v\nwant %v", what, g, w)
+	}
+	got.Spec.Workload.Manifests, want.Spec.Workload.Manifests = nil, nil
+	if !reflect.DeepEqual(normalizeTimes(got), normalizeTimes(want)) {
+		gj, _ := json.Marshal(got)
+		wj, _ := json.Marshal(want)
+		t.Errorf("%s: work differs:\n got %s\nwant %s", what, gj, wj)
 	}
 }
 
