@@ -118,7 +118,9 @@ type wireBundle struct {
 	Manifests       []json.RawMessage `json:"manifests"`
 	DeleteOption    json.RawMessage   `json:"delete_option"`
 	ManifestConfigs []json.RawMessage `json:"manifest_configs"`
-	Status          json.RawMessage   `json:"status"`
+	// Status is decoded with the rest (absent, null and {} all leave the
+	// work's status empty, as ToManifestWork does).
+	Status *payload.ManifestBundleStatus `json:"status"`
 }
 
 // decodeBundle turns a resource bundle body into the ManifestWork
@@ -131,6 +133,11 @@ func decodeBundle(body []byte) (*workv1.ManifestWork, error) {
 	if err := json.Unmarshal(body, &rb); err != nil {
 		return nil, err
 	}
+	return rb.work()
+}
+
+// work is the ManifestWork decodeBundle makes of rb.
+func (rb *wireBundle) work() (*workv1.ManifestWork, error) {
 	if rb.Version == nil {
 		return nil, errors.New("resource bundle has no version")
 	}
@@ -163,11 +170,7 @@ func decodeBundle(body []byte) (*workv1.ManifestWork, error) {
 			return nil, fmt.Errorf("manifest_configs[%d]: %w", i, err)
 		}
 	}
-	if !emptyJSON(rb.Status) {
-		var st payload.ManifestBundleStatus
-		if err := json.Unmarshal(rb.Status, &st); err != nil {
-			return nil, fmt.Errorf("status: %w", err)
-		}
+	if st := rb.Status; st != nil {
 		work.Status = workv1.ManifestWorkStatus{Conditions: st.Conditions,
 			ResourceStatus: workv1.ManifestResourceStatus{Manifests: st.ResourceStatus}}
 	}
