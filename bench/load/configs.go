@@ -15,7 +15,8 @@ func writeConfigs(o *options, dir, apiURL, sourceID, topic string) (stacktest.Fi
 		APIURL: apiURL, APITimeout: 10 * time.Second, APIRetryAttempts: 3, APIRetryBackoff: "exponential",
 		SubscriptionID: "bench", Topic: topic,
 		MaestroGRPC: o.maestroGRPC, MaestroREST: o.maestroREST, SourceID: sourceID, MaestroTimeout: 20 * time.Second,
-		MaestroViewMaxAge: o.viewMaxAge, MaestroViewOff: o.viewMaxAge == 0,
+		MaestroMaxConcurrentReads: o.maxConcurrentReads,
+		MaestroViewMaxAge:         o.viewMaxAge, MaestroViewOff: o.viewMaxAge == 0,
 	}
 	brokerCfg := stacktest.RabbitMQConfig{
 		URL: o.rabbitURL, Exchange: topic, Prefetch: o.prefetch,

@@ -77,6 +77,7 @@ type options struct {
 	restartFor           time.Duration
 	restartAfter         time.Duration
 	viewPageSize         int
+	maxConcurrentReads   int
 }
 
 func parseFlags() *options {
@@ -124,6 +125,7 @@ func parseFlags() *options {
 	fs.Float64Var(&o.steadyAges, "steady-ages", 2.5, "steady: the phase lasts this many --view-max-age (pass a short --view-max-age, e.g. 1m)")
 	fs.DurationVar(&o.restartFor, "restart-for", 100*time.Second, "restart: length of the paced phase across the restart (at least --restart-after + 70s)")
 	fs.DurationVar(&o.restartAfter, "restart-after", 20*time.Second, "restart: when, into the phase, the adapter is killed (SIGKILL) and started again")
+	fs.IntVar(&o.maxConcurrentReads, "max-concurrent-reads", 0, "the adapter's clients.maestro.max_concurrent_reads (0: its default, 1); the first List after a restart reads up to 4 pages at once within it")
 	fs.IntVar(&o.viewPageSize, "view-page-size", maestroclient.DefaultListPageSize, "restart: the adapter's view list page size (its default); the floor is bundles / this + 100 requests in the minute after a restart")
 	_ = fs.Parse(os.Args[1:])
 	o.latencyLoads = parseLoads(*loads)

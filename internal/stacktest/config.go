@@ -67,6 +67,9 @@ type AdapterConfig struct {
 	MaestroGRPC, MaestroREST string        // clients.maestro grpc_server_address, http_server_address
 	SourceID                 string        // clients.maestro.source_id
 	MaestroTimeout           time.Duration // clients.maestro.timeout
+	// MaestroMaxConcurrentReads, when positive, is
+	// clients.maestro.max_concurrent_reads (else the default).
+	MaestroMaxConcurrentReads int
 	// MaestroAuth are YAML lines, indented four spaces, added under
 	// clients.maestro to secure the connection (an auth block); empty:
 	// "insecure: true".
@@ -109,6 +112,9 @@ func (c AdapterConfig) YAML() string {
 		c.MaestroGRPC, c.MaestroREST, c.SourceID)
 	if c.MaestroTimeout > 0 {
 		fmt.Fprintf(&b, "    timeout: %s\n", c.MaestroTimeout)
+	}
+	if c.MaestroMaxConcurrentReads > 0 {
+		fmt.Fprintf(&b, "    max_concurrent_reads: %d\n", c.MaestroMaxConcurrentReads)
 	}
 	switch {
 	case c.MaestroViewOff:

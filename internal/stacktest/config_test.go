@@ -23,7 +23,7 @@ func TestConfigsLoad(t *testing.T) {
 	adapter := AdapterConfig{Name: "a", LogLevel: "debug", APIURL: "http://127.0.0.1:1", APITimeout: 5 * time.Second,
 		APIRetryAttempts: 2, APIRetryBackoff: "exponential", SubscriptionID: "e2e", Topic: "t1",
 		MaestroGRPC: "127.0.0.1:2", MaestroREST: "http://127.0.0.1:3", SourceID: "s1", MaestroTimeout: 20 * time.Second,
-		MaestroViewMaxAge: 90 * time.Second}
+		MaestroViewMaxAge: 90 * time.Second, MaestroMaxConcurrentReads: 4}
 	broker := RabbitMQConfig{URL: "amqp://guest:guest@127.0.0.1:5672/", Exchange: "t1", Prefetch: 10,
 		MaxDeliveries: 30, MinBackoff: time.Second, MaxBackoff: 10 * time.Second, Parallelism: 4, ShutdownTimeout: 20 * time.Second}
 	if err := WriteFiles(f, adapter.YAML(), broker.YAML()); err != nil {
@@ -36,7 +36,7 @@ func TestConfigsLoad(t *testing.T) {
 	api, m := cfg.Adapter.Clients.HyperfleetAPI, cfg.Adapter.Clients.Maestro
 	if api.BaseURL.Reveal() != adapter.APIURL || api.Timeout.D() != 5*time.Second || api.RetryAttempts != 2 ||
 		m.SourceID != "s1" || m.Timeout.D() != 20*time.Second || !m.Insecure ||
-		!m.View.Enabled || m.View.MaxAge.D() != 90*time.Second {
+		!m.View.Enabled || m.View.MaxAge.D() != 90*time.Second || m.MaxConcurrentReads != 4 {
 		t.Errorf("adapter config %+v %+v", api, m)
 	}
 	for _, want := range []string{"prefetch_count: 10", "max_deliveries: 30", "min_backoff: 1s", "max_backoff: 10s",
@@ -57,7 +57,7 @@ func TestConfigsLoad(t *testing.T) {
 	}
 	// Zero values are left out, an auth block replaces insecure.
 	bare := AdapterConfig{Name: "a", MaestroAuth: "    auth: {type: tls}\n"}.YAML()
-	if strings.Contains(bare, "timeout") || strings.Contains(bare, "view") || strings.Contains(bare, "insecure") || !strings.Contains(bare, "auth: {type: tls}") {
+	if strings.Contains(bare, "timeout") || strings.Contains(bare, "view") || strings.Contains(bare, "insecure") || strings.Contains(bare, "max_concurrent_reads") || !strings.Contains(bare, "auth: {type: tls}") {
 		t.Errorf("bare config:\n%s", bare)
 	}
 	kubeOnly := AdapterConfig{Name: "a", KubeConfigPath: "/tmp/kc"}.YAML()
