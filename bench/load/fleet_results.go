@@ -16,6 +16,7 @@ const (
 	floorSteadyRequestsPerEvent = 0.001 // over >= 2.5 view max ages
 	floorRestartExtraRequests   = 100.0 // over bundles / page size, first minute
 	floorRestartP99MS           = 250.0
+	floorRestartReadyS          = 3.0 // consuming again after the kill (issue 47)
 	floorReplicasRatio          = 1.6
 )
 
@@ -174,7 +175,9 @@ func (r *results) fleetFloors() []runresults.Floor {
 			atMost("Maestro requests in the minute after a restart", x.RequestsFirstMinute, x.RequestsLimit, "",
 				fmt.Sprintf("%d bundles / page size %d + %.0f; over %s s", x.Bundles, x.PageSize, floorRestartExtraRequests, runresults.Num(x.FirstMinuteS))),
 			atMost("paced latency p99 across a restart", x.P99MS, floorRestartP99MS, "ms",
-				fmt.Sprintf("paced at %s events/s, adapter down %s s", runresults.Num(x.RatePerS), runresults.Num(x.DownS))))
+				fmt.Sprintf("paced at %s events/s, adapter down %s s", runresults.Num(x.RatePerS), runresults.Num(x.DownS))),
+			atMost("consuming again after a restart", x.DownS, floorRestartReadyS, "s",
+				fmt.Sprintf("from the SIGKILL to the new process's /readyz, which waits for its first List of %d bundles", x.Bundles)))
 	}
 	if x := r.Replicas; x != nil {
 		fs = append(fs, atLeast("two replicas' unchanged events (x one)", x.Ratio, floorReplicasRatio, "x", x.limits()))

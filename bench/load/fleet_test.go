@@ -23,7 +23,7 @@ func passingFleet() *results {
 			AdapterShare: 120.0 / 140}}
 	r.Steady = &steadyResult{ViewMaxAgeS: 60, Seconds: 150, ViewMaxAges: 2.5, Events: 15000, Requests: 10,
 		RequestsPerEvent: runresults.Measured(10.0 / 15000)}
-	r.Restart = &restartResult{RequestsFirstMinute: 90, Bundles: 2000, PageSize: 500, RequestsLimit: restartLimit(2000, 500), P99MS: 200}
+	r.Restart = &restartResult{RequestsFirstMinute: 90, Bundles: 2000, PageSize: 500, RequestsLimit: restartLimit(2000, 500), P99MS: 200, DownS: 2.5}
 	r.Replicas = &replicasResult{OneEventsPerS: 1000, TwoEventsPerS: 1700, Ratio: 1.7, Cores: 2,
 		Replicas: []replica{{CPUCores: 0.5}, {CPUCores: 0.5}}}
 	return r
@@ -33,7 +33,7 @@ func passingFleet() *results {
 // it, when it does not apply, and that a run without those phases has none.
 func TestFleetFloors(t *testing.T) {
 	fleet := []string{"creates to one consumer", "creates to one consumer, share of Maestro's own limit", "Maestro requests per unchanged event (steady)",
-		"Maestro requests in the minute after a restart", "paced latency p99 across a restart", "two replicas' unchanged events (x one)"}
+		"Maestro requests in the minute after a restart", "paced latency p99 across a restart", "consuming again after a restart", "two replicas' unchanged events (x one)"}
 	cases := []struct {
 		name   string
 		edit   func(r *results)
@@ -68,6 +68,8 @@ func TestFleetFloors(t *testing.T) {
 			misses: []string{"Maestro requests in the minute after a restart"}},
 		{name: "slow events across a restart", edit: func(r *results) { r.Restart.P99MS = 2500 },
 			misses: []string{"paced latency p99 across a restart"}},
+		{name: "a restart that waits for a long first List", edit: func(r *results) { r.Restart.DownS = 11.5 },
+			misses: []string{"consuming again after a restart"}},
 		{name: "two replicas no faster", edit: func(r *results) { r.Replicas.Ratio = 1.1 },
 			misses: []string{"two replicas' unchanged events (x one)"}},
 	}
