@@ -37,7 +37,7 @@ fuzz: ## run every fuzz target for FUZZTIME each (seed corpora in testdata/fuzz;
 
 bench: ## Go benchmarks, then the load harness at 1,000/10,000/50,000 clusters, stock and pooled Maestro (bench/README.md; BENCH_ARGS="--quick" or "--clusters 1000")
 	$(GO) test -run '^$$' -bench . -benchmem ./bundles/... ./adapter/...
-	$(GO) test -run '^$$' -bench 'Budget' -benchmem ./maestroclient/
+	$(GO) test -run '^$$' -bench 'Budget|ListPageFill' -benchmem ./maestroclient/
 	hack/bench.sh $(BENCH_ARGS)
 
 dry-run: build ## run the sample event of the onprem example through the pipeline, twice, then a new generation
