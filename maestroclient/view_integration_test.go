@@ -2,12 +2,14 @@ package maestroclient_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -192,4 +194,78 @@ func TestStatusStreamCarries(t *testing.T) {
 		t.Errorf("Deleted confirmation for %s/%s with fingerprint annotation %q, want %s/%s with fp-1",
 			deleted.Namespace, deleted.Name, got, consumer, name)
 	}
+}
+
+// What a read-free round after a create would build on (issue 47, not
+// built): the agent's first Applied status on the stream carries the
+// bundle as a read right after it returns it, save two fields: the
+// stream's resourceVersion is the agent's ("0"; the read's is Maestro's
+// version) and sdk-go adds its sequence id annotation. Everything else,
+// Maestro's creationTimestamp included, is the same. What it does not
+// carry is which write it answers: a bundle deleted and created again
+// under the same name has the same uid and generation 1, so an earlier
+// incarnation's late status cannot be told from this one's
+// (docs/architecture.md). Shown with the simulated agent (sdk-go's agent
+// client and codec).
+func TestStreamCarriesTheReadSaveTwoFields(t *testing.T) {
+	s := requireServer(t)
+	consumer := register(t, s, "streamread")
+	startAgent(t, s, consumer, nil)
+	sink := &recordingSink{subscribedC: make(chan struct{}, 1)}
+	c := newClient(t, s, func(o *maestroclient.Options) { o.Status = sink })
+	select {
+	case <-sink.subscribedC:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no subscription signal within 30s")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	name := unique("streamread")
+	w := bundle(name, "v1")
+	w.Annotations = map[string]string{"bundle-adapter.io/fingerprint": "fp-1"}
+	if _, err := c.Create(ctx, consumer, w, adapter.ReadAbsent); err != nil {
+		t.Fatal(err)
+	}
+	var applied *workv1.ManifestWork
+	eventually(t, 30*time.Second, "an Applied status on the stream", func() error {
+		applied = sink.find(name, func(w *workv1.ManifestWork) bool {
+			return meta.IsStatusConditionTrue(w.Status.Conditions, workv1.WorkApplied)
+		})
+		if applied == nil {
+			return errors.New("not yet")
+		}
+		return nil
+	})
+	read, err := c.Get(ctx, consumer, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read.CreationTimestamp.IsZero() {
+		t.Error("the read has no creationTimestamp: Maestro's created_at is no longer in its metadata")
+	}
+	const seq = "cloudevents.open-cluster-management.io/sequenceid"
+	if applied.ResourceVersion == read.ResourceVersion || applied.Annotations[seq] == "" {
+		t.Errorf("stream resourceVersion %q (read %q), sequence id %q: the two fields told apart below no longer differ",
+			applied.ResourceVersion, read.ResourceVersion, applied.Annotations[seq])
+	}
+	got := applied.DeepCopy()
+	got.ResourceVersion = read.ResourceVersion
+	delete(got.Annotations, seq)
+	if g, r := jsonValue(t, got), jsonValue(t, read); !reflect.DeepEqual(g, r) {
+		t.Errorf("the stream's bundle differs from the read's beyond resourceVersion and the sequence id:\nstream %v\nread   %v", g, r)
+	}
+}
+
+// jsonValue is v as encoding/json decodes its JSON into an any.
+func jsonValue(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
