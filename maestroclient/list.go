@@ -269,7 +269,7 @@ func decodeListPage(body []byte, size int) (*listAnswer, error) {
 		Items []wireListItem `json:"items"`
 	}
 	if err := json.Unmarshal(body, &list); err != nil {
-		return nil, fmt.Errorf("decode resource bundle list: %w", err)
+		return nil, listPageError(body, err)
 	}
 	if len(list.Items) > size {
 		return nil, fmt.Errorf("%w: resource bundle list: %d items on a page of %d", adapter.ErrInvalid, len(list.Items), size)
@@ -284,6 +284,31 @@ func decodeListPage(body []byte, size int) (*listAnswer, error) {
 		got.Items = append(got.Items, listItem{id: item.ID, consumer: item.ConsumerName, work: work})
 	}
 	return got, nil
+}
+
+// listPageError is why a page did not decode: the first item that does not
+// decode on its own, named by its id, or err when the page is not a list
+// of items at all (only on the error path: each item is parsed again).
+func listPageError(body []byte, err error) error {
+	var list struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if json.Unmarshal(body, &list) != nil {
+		return fmt.Errorf("decode resource bundle list: %w", err)
+	}
+	for i, raw := range list.Items {
+		var item wireListItem
+		if itemErr := json.Unmarshal(raw, &item); itemErr != nil {
+			var head struct {
+				ID string `json:"id"`
+			}
+			if json.Unmarshal(raw, &head) != nil || head.ID == "" {
+				return fmt.Errorf("decode resource bundle list item %d: %w", i+1, itemErr)
+			}
+			return fmt.Errorf("decode resource bundle %s: %w", head.ID, itemErr)
+		}
+	}
+	return fmt.Errorf("decode resource bundle list: %w", err)
 }
 
 // wireListItem is one item of a list page: the bundle's id and consumer,

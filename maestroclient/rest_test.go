@@ -148,6 +148,25 @@ func TestDecodeBundleRejects(t *testing.T) {
 	}
 }
 
+// A List page that does not decode fails naming the item at fault: its id,
+// or its place when it has no readable id.
+func TestDecodeListPageNamesTheItem(t *testing.T) {
+	good := `{"id":"ok-1","consumer_name":"c","version":1,"metadata":{"name":"a"},"manifests":[]}`
+	for _, c := range []struct{ name, body, want string }{
+		{"a status that is not one", `{"items":[` + good + `,{"id":"bad-2","version":1,"status":{"conditions":"x"}}]}`, "decode resource bundle bad-2: "},
+		{"no version", `{"items":[` + good + `,{"id":"bad-3","metadata":{"name":"b"}}]}`, "decode resource bundle bad-3: resource bundle has no version"},
+		{"metadata that is not one", `{"items":[{"id":"bad-4","version":1,"metadata":"x"}]}`, "decode resource bundle bad-4: metadata: "},
+		{"an id that is not a string", `{"items":[` + good + `,{"id":5,"version":1}]}`, "decode resource bundle list item 2: "},
+		{"items that are not a list", `{"items":{"id":"x"}}`, "decode resource bundle list: "},
+		{"not JSON", `{"items":[`, "decode resource bundle list: "},
+	} {
+		_, err := decodeListPage([]byte(c.body), 10)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error starting %q", c.name, err, c.want)
+		}
+	}
+}
+
 // The reader sends a plain JSON request and classifies the answers.
 func TestRESTReader(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
