@@ -112,40 +112,58 @@ func (r *recordingSink) find(name string, cond func(*workv1.ManifestWork) bool) 
 	return nil
 }
 
+// streamed is a bundle created through a client subscribed to the status
+// stream, once the stream brought its Applied status.
+type streamed struct {
+	c              *maestroclient.Client
+	sink           *recordingSink
+	agent          *agentsim.Agent
+	consumer, name string
+	applied        *workv1.ManifestWork
+}
+
+// createStreamed registers a consumer served by a simulated agent (edit
+// changes its options), subscribes a client to the status stream, creates
+// a bundle (fingerprint annotation fp-1) with read and waits for its
+// Applied status on the stream.
+func createStreamed(t *testing.T, ctx context.Context, prefix string, read adapter.CreateRead, edit func(*agentsim.Options)) streamed {
+	t.Helper()
+	s := requireServer(t)
+	st := streamed{consumer: register(t, s, prefix), name: unique(prefix), sink: &recordingSink{subscribedC: make(chan struct{}, 1)}}
+	st.agent = startAgent(t, s, st.consumer, edit)
+	st.c = newClient(t, s, func(o *maestroclient.Options) { o.Status = st.sink })
+	select {
+	case <-st.sink.subscribedC:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no subscription signal within 30s")
+	}
+	w := bundle(st.name, "v1")
+	w.Annotations = map[string]string{"bundle-adapter.io/fingerprint": "fp-1"}
+	if _, err := st.c.Create(ctx, st.consumer, w, read); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "an Applied status on the stream", func() error {
+		st.applied = st.sink.find(st.name, func(w *workv1.ManifestWork) bool {
+			return meta.IsStatusConditionTrue(w.Status.Conditions, workv1.WorkApplied)
+		})
+		if st.applied == nil {
+			return errors.New("not yet")
+		}
+		return nil
+	})
+	return st
+}
+
 // What the source's status stream carries on the real server (see
 // docs/architecture.md): after a (re)subscription signal, an agent's status
 // comes with the bundle's name, namespace, annotations (the fingerprint),
 // generation and spec; a deletion shows as the Deleting condition, never
 // as a deletionTimestamp, and its confirmation as Deleted.
 func TestStatusStreamCarries(t *testing.T) {
-	s := requireServer(t)
-	consumer := register(t, s, "stream")
-	agent := startAgent(t, s, consumer, func(o *agentsim.Options) { o.Delete = agentsim.DeleteOnRelease })
-	sink := &recordingSink{subscribedC: make(chan struct{}, 1)}
-	c := newClient(t, s, func(o *maestroclient.Options) { o.Status = sink })
-	select {
-	case <-sink.subscribedC:
-	case <-time.After(30 * time.Second):
-		t.Fatal("no subscription signal within 30s")
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	name := unique("stream")
-	w := bundle(name, "v1")
-	w.Annotations = map[string]string{"bundle-adapter.io/fingerprint": "fp-1"}
-	if _, err := c.Create(ctx, consumer, w, adapter.Unread); err != nil {
-		t.Fatal(err)
-	}
-	var applied *workv1.ManifestWork
-	eventually(t, 30*time.Second, "an Applied status on the stream", func() error {
-		applied = sink.find(name, func(w *workv1.ManifestWork) bool {
-			return meta.IsStatusConditionTrue(w.Status.Conditions, workv1.WorkApplied)
-		})
-		if applied == nil {
-			return errors.New("not yet")
-		}
-		return nil
-	})
+	st := createStreamed(t, ctx, "stream", adapter.Unread, func(o *agentsim.Options) { o.Delete = agentsim.DeleteOnRelease })
+	c, sink, agent, consumer, name, applied := st.c, st.sink, st.agent, st.consumer, st.name, st.applied
 	read, err := c.Get(ctx, consumer, name)
 	if err != nil {
 		t.Fatal(err)
@@ -208,34 +226,10 @@ func TestStatusStreamCarries(t *testing.T) {
 // (docs/architecture.md). Shown with the simulated agent (sdk-go's agent
 // client and codec).
 func TestStreamCarriesTheReadSaveTwoFields(t *testing.T) {
-	s := requireServer(t)
-	consumer := register(t, s, "streamread")
-	startAgent(t, s, consumer, nil)
-	sink := &recordingSink{subscribedC: make(chan struct{}, 1)}
-	c := newClient(t, s, func(o *maestroclient.Options) { o.Status = sink })
-	select {
-	case <-sink.subscribedC:
-	case <-time.After(30 * time.Second):
-		t.Fatal("no subscription signal within 30s")
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	name := unique("streamread")
-	w := bundle(name, "v1")
-	w.Annotations = map[string]string{"bundle-adapter.io/fingerprint": "fp-1"}
-	if _, err := c.Create(ctx, consumer, w, adapter.ReadAbsent); err != nil {
-		t.Fatal(err)
-	}
-	var applied *workv1.ManifestWork
-	eventually(t, 30*time.Second, "an Applied status on the stream", func() error {
-		applied = sink.find(name, func(w *workv1.ManifestWork) bool {
-			return meta.IsStatusConditionTrue(w.Status.Conditions, workv1.WorkApplied)
-		})
-		if applied == nil {
-			return errors.New("not yet")
-		}
-		return nil
-	})
+	st := createStreamed(t, ctx, "streamread", adapter.ReadAbsent, nil)
+	c, consumer, name, applied := st.c, st.consumer, st.name, st.applied
 	read, err := c.Get(ctx, consumer, name)
 	if err != nil {
 		t.Fatal(err)
