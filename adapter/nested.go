@@ -3,6 +3,7 @@ package adapter
 import (
 	workv1 "open-cluster-management.io/api/work/v1"
 
+	"github.com/bundle-adapter/bundle-adapter/bundles"
 	"github.com/bundle-adapter/bundle-adapter/task"
 )
 
@@ -12,6 +13,24 @@ import (
 func setWorkTypeMeta(obj map[string]any) {
 	obj["apiVersion"] = workv1.GroupVersion.String()
 	obj["kind"] = "ManifestWork"
+}
+
+// hideWriteID removes the view's write id (bundles.WriteIDAnnotation) from
+// an observed bundle's object: it is the view's bookkeeping of its own
+// creates, random for each create, and present only with the view on, so
+// CEL, templates and status payloads see the bundle as they would without
+// the view (TestViewDecidesAsReads compares the payloads). The work the
+// object came from keeps it.
+func hideWriteID(obj map[string]any) {
+	md, _ := obj["metadata"].(map[string]any)
+	ann, _ := md["annotations"].(map[string]any)
+	if _, ok := ann[bundles.WriteIDAnnotation]; !ok {
+		return
+	}
+	delete(ann, bundles.WriteIDAnnotation)
+	if len(ann) == 0 {
+		delete(md, "annotations")
+	}
 }
 
 // nested finds the manifest of an observed bundle that a nested discovery

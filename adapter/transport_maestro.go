@@ -229,6 +229,7 @@ func (t *maestroTarget) observe(r *eventRun, b *bundle, o observation) {
 		}
 	}
 	setWorkTypeMeta(obj)
+	hideWriteID(obj)
 	r.resources[b.res.Name] = obj
 	for _, nd := range b.res.NestedDiscoveries {
 		if m := r.nested(obj, &nd.Discovery); m != nil {

@@ -184,7 +184,7 @@ func TestViewDecidesAsReads(t *testing.T) {
 	del := map[string]any{"generation": int64(3), "deleting": true}
 	story := []diffStep{
 		{name: "new cluster: both created", replica: "A"},
-		{name: "unchanged: the create forgot the entries, so read", replica: "A"},
+		{name: "unchanged: the agent's first status of its own creates made the entries", replica: "A", hit: true},
 		{name: "unchanged: served by the view", replica: "A", hit: true},
 		{name: "agent: job becomes unavailable; served with the stream's status", replica: "A", hit: true, agent: jobUnavailable, advance: 10 * time.Second},
 		{name: "status seen", replica: "A", hit: true, advance: 10 * time.Second},
@@ -201,18 +201,19 @@ func TestViewDecidesAsReads(t *testing.T) {
 		{name: "A with the same event: recreate pending, from a read", replica: "A", fields: rec3},
 		{name: "A with an older event: still pending", replica: "A", fields: rec2, agent: confirmAll},
 		{name: "deleted: A recreates", replica: "A", fields: rec3, ends: true},
-		{name: "recreated: read (own create)", replica: "A", fields: gen3},
+		{name: "recreated: read (config was updated, which forgot it)", replica: "A", fields: gen3},
 		{name: "recreated: hit", replica: "A", fields: gen3, hit: true},
 		{name: "delete rule: read, delete", replica: "A", fields: del},
 		{name: "deletion pending", replica: "A", fields: del, agent: confirmAll},
 		{name: "gone", replica: "A", fields: del},
 		{name: "gone, again", replica: "A", fields: del},
 		{name: "cluster back: created", replica: "A", fields: gen3},
-		{name: "cluster back: read (own create)", replica: "A", fields: gen3},
+		{name: "cluster back: hit (the stream's status of its own create)", replica: "A", fields: gen3, hit: true},
 		{name: "cluster back: hit", replica: "A", fields: gen3, hit: true},
 		{name: "B deletes it (cluster deleting on B)", replica: "B", fields: del},
 		{name: "A, not deleting: the stream's Deleting sends it to read: pending", replica: "A", fields: gen3, agent: confirmAll},
 		{name: "A: created again", replica: "A", fields: gen3},
+		{name: "A: hit after its own create", replica: "A", fields: gen3, hit: true},
 	}
 	now := t0
 	off, on := newWorld(t, &now, false), newWorld(t, &now, true)

@@ -20,6 +20,16 @@ const FingerprintAnnotation = "bundle-adapter.io/fingerprint"
 // not set it.
 const ReplacedAnnotation = "bundle-adapter.io/replaced-fingerprint"
 
+// WriteIDAnnotation is set by the bundle view (maestroclient/view) on every
+// bundle it sees this process create: a value unique to that create, which
+// the status stream echoes, so that the view can tell the agent's statuses
+// of the bundle it created from those of an earlier bundle of the same
+// name (same uid, same generation 1). Like ReplacedAnnotation it is added
+// to the create request only, after the desired bundle was fingerprinted,
+// so it is never part of a fingerprint; an update in place drops it.
+// Templates should not set it.
+const WriteIDAnnotation = "bundle-adapter.io/write-id"
+
 // Fingerprint is the hex SHA-256 of Canonical of exactly spec.workload.manifests,
 // spec.deleteOption, spec.manifestConfigs, metadata.labels and
 // metadata.annotations minus FingerprintAnnotation; absent and empty are the

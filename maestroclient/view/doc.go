@@ -18,7 +18,7 @@
 //     not name are left to age out, never forgotten.
 //   - The source's status stream (sdk-go's subscription; see Status): the
 //     agent's status replaces an entry's status; a stream event that shows
-//     another spec (generation or fingerprint), a deletion (Deleting or
+//     another spec (generation, fingerprint or write id), a deletion (Deleting or
 //     Deleted condition) or a bundle the view cannot name forgets the entry;
 //     one for a bundle without an entry leaves a marker as a forget does,
 //     so that a read or List of it in flight, which Maestro may have
@@ -28,7 +28,9 @@
 //     entry, since a write's answer is not what a read returns (no status, no
 //     server timestamps), and nothing orders it with another replica's write
 //     of the same bundle: the answer's version may already be overtaken
-//     when it arrives. The next List or read refills it.
+//     when it arrives. The next List or read refills it; after a Create,
+//     so does the agent's first status that echoes the create's write id
+//     (create.go), which is what a read returns.
 //
 // What each guarantees: a read or a List, what Maestro held at some moment
 // after it began (hence the token: anything the view learned after that

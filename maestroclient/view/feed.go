@@ -68,8 +68,16 @@ func (v *View) Forget(consumer, name string) {
 
 // forget replaces the entry of k with a marker carrying the new seq, which
 // Observe compares a read's token with; Lookup and Status treat a marker as
-// no entry. Caller holds v.mu.
+// no entry. It drops k's pending create too (create.go): after a forget the
+// view learns the bundle from a read. Caller holds v.mu.
 func (v *View) forget(k key) {
+	delete(v.pending, k)
+	v.mark(k)
+}
+
+// mark is forget without dropping k's pending create: for a stream status
+// of another bundle of k's name (create.go). Caller holds v.mu.
+func (v *View) mark(k key) {
 	v.seq++
 	now := v.since(v.clock())
 	v.entries[k] = &entry{gone: true, seq: v.seq, read: now}
@@ -88,6 +96,11 @@ const sweepEvery = 1024
 // moves up to the marker's seq. Caller holds v.mu.
 func (v *View) sweep(now time.Duration) {
 	v.swept = now
+	for k, p := range v.pending {
+		if now-p.at > v.maxAge {
+			delete(v.pending, k)
+		}
+	}
 	ttl := min(markerTTL, v.maxAge)
 	var markers []uint64
 	for k, e := range v.entries {

@@ -3,6 +3,7 @@ package view
 import (
 	"context"
 	"errors"
+	"strings"
 
 	workv1 "open-cluster-management.io/api/work/v1"
 
@@ -43,15 +44,26 @@ func (f *feeding) GetBundles(ctx context.Context, keys []adapter.BundleKey) ([]*
 	return ws, err
 }
 
+// Create sends work with a write id of its own (create.go): the view
+// forgets the bundle before the create is sent, and the agent's first
+// status that echoes the write id makes its entry. A failed create forgets
+// the bundle again, write id and all. A successful one leaves what the
+// stream may already have made: every read that began before the create
+// was sent stores nothing, and one that began after it read what Maestro
+// held then.
 func (f *feeding) Create(ctx context.Context, consumer string, work *workv1.ManifestWork, read adapter.CreateRead) (*workv1.ManifestWork, error) {
-	w, err := f.next.Create(ctx, consumer, work, read)
-	if work != nil {
-		f.v.Forget(consumer, work.Name)
-		if err == nil {
-			f.v.unbury(keyOf(consumer, work.Name))
-		}
+	if work == nil {
+		return f.next.Create(ctx, consumer, work, read)
 	}
-	return w, err
+	k := keyOf(consumer, strings.Clone(work.Name))
+	sent := withWriteID(work, f.v.creating(k))
+	w, err := f.next.Create(ctx, consumer, sent, read)
+	if err != nil {
+		f.v.Forget(consumer, work.Name)
+		return w, err
+	}
+	f.v.unbury(k)
+	return w, nil
 }
 
 func (f *feeding) Update(ctx context.Context, consumer string, observed, desired *workv1.ManifestWork) (*workv1.ManifestWork, error) {

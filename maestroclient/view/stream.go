@@ -5,6 +5,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	workv1 "open-cluster-management.io/api/work/v1"
+
+	"github.com/bundle-adapter/bundle-adapter/bundles"
 )
 
 // Subscribed is called when the status stream is (re)subscribed: status
@@ -15,6 +17,7 @@ func (v *View) Subscribed() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	clear(v.entries)
+	clear(v.pending)
 	v.seq++
 	v.dropped = v.seq
 	v.synced = true
@@ -29,8 +32,9 @@ func (v *View) Subscribed() {
 // and spec as last written, status as the agent reported. An entry whose
 // generation and fingerprint annotation the event matches takes its
 // status; one the event shows deleting, deleted or written by someone else
-// is forgotten. An event for a bundle without an entry makes none (entries
-// come from reads only) but leaves a marker, as a forget does, so that a
+// is forgotten. An event for a bundle without an entry makes one only when
+// it is the first status of this process's own create (its write id,
+// create.go); any other leaves a marker, as a forget does, so that a
 // read or List of it in flight does not store what it read: Maestro may
 // have answered it before this status reached it, and the entry would then
 // miss a status the stream already brought, for max age (seen in a test
@@ -52,12 +56,17 @@ func (v *View) Status(work *workv1.ManifestWork) {
 	v.history(k, work)
 	v.mu.RLock()
 	e, ok := v.entries[k]
+	own := v.ownCreate(k, work)
 	v.mu.RUnlock()
 	if !ok || e.gone {
+		if own {
+			v.fromOwnCreate(k, e, work)
+			return
+		}
 		// A marker, whatever a read stored meanwhile (it may predate
 		// this status): reads in flight store nothing.
 		v.mu.Lock()
-		v.forget(k)
+		v.drop(k, work)
 		v.mu.Unlock()
 		return
 	}
@@ -66,16 +75,47 @@ func (v *View) Status(work *workv1.ManifestWork) {
 	defer v.mu.Unlock()
 	if cur, still := v.entries[k]; !still || cur.seq != e.seq {
 		// Changed meanwhile: the status may be older than what changed it.
-		v.forget(k)
+		v.drop(k, work)
 		return
 	}
 	if !fresh {
-		v.forget(k)
+		v.drop(k, work)
 		return
 	}
 	v.seq++
 	next.seq = v.seq
 	v.entries[k] = &next
+}
+
+// fromOwnCreate makes k's entry from the first status of this process's
+// create of it (create.go); before is what k held when the status was
+// checked (nil or a marker). Anything that changed k meanwhile wins: the
+// status then leaves a marker.
+func (v *View) fromOwnCreate(k key, before *entry, work *workv1.ManifestWork) {
+	next, packed := v.newEntry(asRead(work), v.since(v.clock()))
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if cur := v.entries[k]; cur != before || !packed || !v.ownCreate(k, work) {
+		v.drop(k, work)
+		return
+	}
+	delete(v.pending, k)
+	v.seq++
+	next.seq = v.seq
+	v.entries[k] = &next
+	v.changed(next.read)
+}
+
+// drop leaves a marker for a stream status that makes or updates no entry:
+// it forgets k, but keeps k's pending create when the status carries
+// another write id (an earlier bundle of the name, or another writer's:
+// create.go). Caller holds v.mu.
+func (v *View) drop(k key, work *workv1.ManifestWork) {
+	if p, ok := v.pending[k]; ok && work.Annotations[bundles.WriteIDAnnotation] != p.id {
+		v.mark(k)
+		return
+	}
+	v.forget(k)
 }
 
 // withStatus is e with the status of a stream event; false when the event

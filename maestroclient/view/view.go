@@ -52,6 +52,8 @@ type View struct {
 
 	dict atomic.Pointer[dictionary] // set by the first pack (pack.go)
 
+	pending map[key]pendingCreate // creates whose first status makes the entry (create.go)
+
 	tombMu     sync.Mutex
 	tombstones map[key]tombstone // deletions the stream confirmed (tombstone.go)
 }
@@ -84,8 +86,9 @@ type entry struct {
 }
 
 // specDigest identifies what a bundle was written as: the first 16 bytes
-// of the SHA-256 of its uid and its fingerprint annotation (Status compares
-// a stream event's with it).
+// of the SHA-256 of its uid, its fingerprint annotation and its write id
+// annotation (Status compares a stream event's with it; the write id tells
+// a bundle from an earlier one of the same name, create.go).
 type specDigest [16]byte
 
 func specSum(w *workv1.ManifestWork) specDigest {
@@ -93,6 +96,8 @@ func specSum(w *workv1.ManifestWork) specDigest {
 	h.Write([]byte(w.UID))
 	h.Write([]byte{0})
 	h.Write([]byte(w.Annotations[bundles.FingerprintAnnotation]))
+	h.Write([]byte{0})
+	h.Write([]byte(w.Annotations[bundles.WriteIDAnnotation]))
 	var sum [sha256.Size]byte
 	return specDigest(h.Sum(sum[:0]))
 }
@@ -128,7 +133,7 @@ func New(o Options) *View {
 		o.Clock = time.Now
 	}
 	return &View{maxAge: o.MaxAge, clock: o.Clock, epoch: o.Clock(), entries: map[key]*entry{}, synced: o.Synced,
-		tombstones: map[key]tombstone{}}
+		pending: map[key]pendingCreate{}, tombstones: map[key]tombstone{}}
 }
 
 // Lookup returns the bundle as Maestro last answered for it, with the
