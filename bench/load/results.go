@@ -281,6 +281,8 @@ func (r *results) markdown() string {
 			fmt.Sprintf("%d / %d", r.phase("unchanged").APICalls, r.phase("unchanged").APIConns)},
 		{"settle after the create phase: seconds / Maestro idle", fmt.Sprintf("%s / %t", runresults.Num(r.SettleSeconds), r.Settled)},
 		{"warm-up: events / seconds (one per cluster)", fmt.Sprintf("%d / %s", r.WarmEvents, runresults.Num(r.WarmSeconds))},
+		{"the round after the creates (warm-up, phase after-creates): Maestro reads per event",
+			ratio(r.phase("after-creates").MaestroReads, float64(r.phase("after-creates").Events))},
 		{"lost / failed events, unexpected outcomes", fmt.Sprintf("%d / %d, %d", r.LostEvents, r.FailedEvents, r.UnexpectedOutcomes)},
 	}
 	for _, row := range rows {
