@@ -20,7 +20,10 @@ import (
 // write (Forget), a (re)subscription, and every kind of stream event
 // (the agent's status for a bundle with an entry, without one, or just
 // written; another spec; a deletion; a confirmation; an event without
-// work metadata). A new input of View belongs in this table.
+// work metadata). A new input of View belongs in this table. (The
+// adapter's own create and the first status echoing its write id, which
+// needs the bundle absent first, have their read and List page rows in
+// TestOwnCreateMakesTheEntry.)
 func TestNoReadInFlightOvertakesANewerInput(t *testing.T) {
 	available := func(h *harness) *workv1.ManifestWork { return withCondition(h.current(), workv1.WorkAvailable) }
 	inputs := []struct {
