@@ -12,25 +12,10 @@ import (
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
 	"github.com/bundle-adapter/bundle-adapter/bundles"
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/view"
 )
-
-// viewSink feeds a view with the status stream and signals subscriptions.
-type viewSink struct {
-	v          *view.View
-	subscribed chan struct{}
-}
-
-func (s viewSink) Subscribed() {
-	s.v.Subscribed()
-	select {
-	case s.subscribed <- struct{}{}:
-	default:
-	}
-}
-
-func (s viewSink) Status(w *workv1.ManifestWork) { s.v.Status(w) }
 
 // The round after a create on the real server (issue 47): a bundle
 // created through the view, with its write id, gets its entry from the
@@ -46,13 +31,9 @@ func TestOwnCreateEntryIsTheReadRealMaestro(t *testing.T) {
 	startAgent(t, s, consumer, nil)
 	restURL, requests := restCounter(t, s)
 	v := view.New(view.Options{MaxAge: time.Minute})
-	sink := viewSink{v: v, subscribed: make(chan struct{}, 1)}
+	sink := stacktest.NewViewSink(v)
 	c := newClient(t, s, func(o *maestroclient.Options) { o.Status = sink; o.HTTPURL = restURL })
-	select {
-	case <-sink.subscribed:
-	case <-time.After(30 * time.Second):
-		t.Fatal("no subscription signal within 30s")
-	}
+	sink.WaitSubscribed(t, 30*time.Second)
 	m := view.Maestro(c, v)
 	name := unique("owncreate")
 	t.Cleanup(func() { _ = c.Delete(context.Background(), consumer, name) })
@@ -80,7 +61,7 @@ func TestOwnCreateEntryIsTheReadRealMaestro(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g, r := jsonValue(t, hit), jsonValue(t, read); !reflect.DeepEqual(g, r) {
+		if g, r := stacktest.JSONValue(t, hit), stacktest.JSONValue(t, read); !reflect.DeepEqual(g, r) {
 			t.Errorf("round %d: the entry made from the stream is not the read:\nentry %v\nread  %v", round, g, r)
 		}
 		ids = append(ids, hit.Annotations[bundles.WriteIDAnnotation])

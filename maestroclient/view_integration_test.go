@@ -2,7 +2,6 @@ package maestroclient_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -19,6 +18,7 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/agentsim"
 )
@@ -245,21 +245,7 @@ func TestStreamCarriesTheReadSaveTwoFields(t *testing.T) {
 	got := applied.DeepCopy()
 	got.ResourceVersion = read.ResourceVersion
 	delete(got.Annotations, seq)
-	if g, r := jsonValue(t, got), jsonValue(t, read); !reflect.DeepEqual(g, r) {
+	if g, r := stacktest.JSONValue(t, got), stacktest.JSONValue(t, read); !reflect.DeepEqual(g, r) {
 		t.Errorf("the stream's bundle differs from the read's beyond resourceVersion and the sequence id:\nstream %v\nread   %v", g, r)
 	}
-}
-
-// jsonValue is v as encoding/json decodes its JSON into an any.
-func jsonValue(t *testing.T, v any) any {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
