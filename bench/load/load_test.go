@@ -50,6 +50,8 @@ func passing(mode string, clusters int) *results {
 			{Name: "create", Events: 100, Seconds: 1, Creates: 200, Outcomes: map[string]int{"a create/done": 100}},
 			{Name: "unchanged", Events: 20000, Seconds: 10, EventsPerS: 2000, MaestroRequestsSeen: true,
 				Outcomes: map[string]int{"a unchanged/done": 20000}},
+			{Name: "after-creates", Events: 100, Seconds: 0.1, MaestroRequests: 1, MaestroRequestsSeen: true,
+				Outcomes: map[string]int{"a unchanged/done": 100}},
 			{Name: "latency", Events: 100, P50MS: 3, P99MS: 20, Outcomes: map[string]int{"a unchanged/done": 100}},
 		}}
 }
@@ -73,13 +75,17 @@ func TestFloors(t *testing.T) {
 			misses: []string{"Maestro requests per unchanged event"}},
 		{name: "requests not measurable", edit: func(r *results) { r.Phases[1].MaestroRequestsSeen = false },
 			na: []string{"Maestro requests per unchanged event"}},
+		{name: "the round after the creates reads", edit: func(r *results) { r.phase("after-creates").MaestroRequests = 50 },
+			misses: []string{"Maestro requests per event in the round after the creates"}},
+		{name: "the round after the creates not measured", edit: func(r *results) { r.phase("after-creates").Events = 0 },
+			na: []string{"Maestro requests per event in the round after the creates"}},
 		{name: "slow pooled creates", edit: func(r *results) { r.Phases[0].Creates = 99 },
 			misses: []string{"bundle creates (pooled)"}},
 		{name: "slow stock creates do not count", edit: func(r *results) { *r = *passing("stock", 25000); r.Phases[0].Creates = 10 },
 			na: []string{"bundle creates (pooled)"}},
 		{name: "RSS over 200 MB at 50,000 bundles", edit: func(r *results) { *r = *passing("stock", 25000); r.AdapterRSSPeakMB = 201 },
 			misses: []string{"adapter RSS with 50,000 bundles tracked"}, na: []string{"bundle creates (pooled)"}},
-		{name: "paced p99 over 50 ms", edit: func(r *results) { r.Phases[2].P99MS = 50.5 },
+		{name: "paced p99 over 50 ms", edit: func(r *results) { r.phase("latency").P99MS = 50.5 },
 			misses: []string{"paced latency p99"}},
 		{name: "slow fingerprint", edit: func(r *results) { r.Fingerprint50KBMS = 1.2 },
 			misses: []string{"fingerprint of a 50 KB bundle"}},
@@ -105,7 +111,7 @@ func TestFloors(t *testing.T) {
 					t.Errorf("%s: %s (%v %s), want %s", f.Name, f.Verdict, f.Measured, f.Unit, w)
 				}
 				if !strings.HasPrefix(f.Limit, "<= ") && !strings.HasPrefix(f.Limit, ">= ") && f.Limit != "= 0" ||
-					strings.Contains(f.Limit, ".0") {
+					strings.HasSuffix(f.Limit, ".0") {
 					t.Errorf("%s: limit %q, want it as the README writes it (<= 50, >= 1000)", f.Name, f.Limit)
 				}
 				delete(want, f.Name)
