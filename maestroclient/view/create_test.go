@@ -232,6 +232,9 @@ func TestOwnCreateMakesTheEntry(t *testing.T) {
 			if got.Annotations[bundles.WriteIDAnnotation] != h.writeID() {
 				t.Errorf("the entry's write id %q, want the create's %q", got.Annotations[bundles.WriteIDAnnotation], h.writeID())
 			}
+			if n := h.view.PendingCreates(); n != 0 {
+				t.Errorf("%d creates still pending once the entry follows the bundle's own statuses", n)
+			}
 		})
 	}
 }

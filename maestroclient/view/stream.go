@@ -82,6 +82,9 @@ func (v *View) Status(work *workv1.ManifestWork) {
 		v.drop(k, work)
 		return
 	}
+	if own {
+		delete(v.pending, k) // the entry (a read of it) now follows its statuses
+	}
 	v.seq++
 	next.seq = v.seq
 	v.entries[k] = &next
