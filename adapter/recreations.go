@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"maps"
 	"sync"
 	"time"
 
@@ -133,13 +132,7 @@ func withReplaced(work *workv1.ManifestWork, fp string) *workv1.ManifestWork {
 	if !bundles.IsFingerprint(fp) {
 		return work // unknown, or read back in a form the adapter never writes
 	}
-	w := *work
-	w.Annotations = maps.Clone(work.Annotations)
-	if w.Annotations == nil {
-		w.Annotations = map[string]string{}
-	}
-	w.Annotations[bundles.ReplacedAnnotation] = fp
-	return &w
+	return bundles.WithAnnotation(work, bundles.ReplacedAnnotation, fp)
 }
 
 // recall updates the memory with a bundle's outcome: a recreation pending

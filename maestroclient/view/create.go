@@ -81,18 +81,6 @@ func (v *View) creating(k key) string {
 	return id
 }
 
-// withWriteID is work with the write id annotation set to id: a shallow
-// copy with annotations of its own, so the caller's work is unchanged.
-func withWriteID(work *workv1.ManifestWork, id string) *workv1.ManifestWork {
-	sent := *work
-	sent.Annotations = maps.Clone(work.Annotations)
-	if sent.Annotations == nil {
-		sent.Annotations = map[string]string{}
-	}
-	sent.Annotations[bundles.WriteIDAnnotation] = id
-	return &sent
-}
-
 // ownCreate reports whether a stream status of k that has no entry to
 // update may make one: it echoes the write id of this process's pending
 // create of k and shows the bundle neither deleting nor deleted. Caller

@@ -8,6 +8,7 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/bundles"
 )
 
 // Maestro wraps next so that its reads feed v and its writes forget what v
@@ -56,7 +57,7 @@ func (f *feeding) Create(ctx context.Context, consumer string, work *workv1.Mani
 		return f.next.Create(ctx, consumer, work, read)
 	}
 	k := keyOf(consumer, strings.Clone(work.Name))
-	sent := withWriteID(work, f.v.creating(k))
+	sent := bundles.WithAnnotation(work, bundles.WriteIDAnnotation, f.v.creating(k))
 	w, err := f.next.Create(ctx, consumer, sent, read)
 	if err != nil {
 		f.v.Forget(consumer, work.Name)
