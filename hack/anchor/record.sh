@@ -26,9 +26,6 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-cache=${BUNDLE_ADAPTER_CACHE:-$HOME/.cache/bundle-adapter}/anchor
-ANCHOR_URL=${ANCHOR_URL:-https://github.com/openshift-hyperfleet/hyperfleet-adapter}
-ANCHOR_GIT=${ANCHOR_GIT:-$cache/repo.git}
 ref=${ANCHOR_REF:-3f746a5}
 src="" bin=""
 
@@ -47,33 +44,8 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || die "name at least one fixture folder"
 
-# build_dir DIR OUT: a plain go build of the anchor's adapter command.
-build_dir() {
-  (cd "$1" && CGO_ENABLED=0 GOFLAGS=${GOFLAGS:--mod=mod} go build -o "$2.tmp" ./cmd/adapter) || die "building the anchor in $1 failed"
-  mv "$2.tmp" "$2"
-}
-
-# binary_for REF: prints the cached binary of REF (built on first use) and
-# its commit, separated by a space.
-binary_for() {
-  if [ ! -d "$ANCHOR_GIT" ]; then
-    mkdir -p "$cache"
-    git clone --bare --quiet "$ANCHOR_URL" "$ANCHOR_GIT" || die "cloning $ANCHOR_URL failed; set ANCHOR_GIT to a clone"
-  fi
-  local commit
-  commit=$(git -C "$ANCHOR_GIT" rev-parse --verify --quiet "$1^{commit}") || die "$1 is not a commit of $ANCHOR_GIT"
-  local out=$cache/$commit/adapter
-  if [ ! -x "$out" ]; then
-    local tmp
-    tmp=$(mktemp -d)
-    git -C "$ANCHOR_GIT" archive "$commit" | tar -x -C "$tmp"
-    mkdir -p "$cache/$commit"
-    echo "record: building the anchor at $commit" >&2
-    build_dir "$tmp" "$out"
-    rm -rf "$tmp"
-  fi
-  echo "$out $commit"
-}
+# build_dir and binary_for: the anchor binary of a ref, built once per commit.
+. "$here/build.sh"
 
 default_bin="" default_commit=""
 resolve_default() {
