@@ -18,6 +18,13 @@
 #                                               unchanged, at 1,000 and 10,000 clusters, pooled
 #                                               Maestro, --view-max-age 2m (each a default: the
 #                                               flags given win); --phases all runs every phase
+#        hack/bench.sh --phases side-by-side    issue 47's side-by-side with hyperfleet-adapter (the
+#                                               anchor, built by hack/anchor/build.sh): each adapter on
+#                                               the anchor's charts/examples/maestro config unchanged,
+#                                               on a fresh Maestro of its own, 1,000 clusters, pooled,
+#                                               with no agent and with a simulated one
+#                                               (BENCH_SIDE_AGENTS); then the comparison
+#                                               against the floors
 #        hack/bench.sh --help                   the harness flags
 #
 # Environment (defaults in brackets):
@@ -36,6 +43,12 @@
 #                           instead (e.g. one built from another commit, for a
 #                           before/after comparison)
 #   BENCH_OUT               [bench] folder of results.json, .md and .svg
+#   ANCHOR_REF              [3f746a5] the anchor's commit for --phases side-by-side
+#   BENCH_SIDE_AGENTS       [none,simulated] --phases side-by-side: run with no
+#                           agent (creates floor), then with one simulated agent
+#                           (the round after the creates learned from its stream)
+#   ANCHOR_GIT              a git clone of hyperfleet-adapter (default: cloned
+#                           from ANCHOR_URL into the cache; hack/anchor/build.sh)
 #   BENCH_KEEP=1            keep the last Maestro, its database and PgBouncer
 #                           running after the run
 #   With --one-consumer-agent real (phase one-consumer): a real `maestro agent`
@@ -94,7 +107,19 @@ if ((FLEET)); then
 	HARNESS_ARGS=(--view-max-age 2m "${HARNESS_ARGS[@]}")
 	((QUICK)) && HARNESS_ARGS=(--restart-after 10s --restart-for 80s "${HARNESS_ARGS[@]}")
 fi
-HARNESS_ARGS=(--phases "${PHASES}" "${HARNESS_ARGS[@]}")
+# Issue 47's side-by-side with the anchor: a subcommand of the harness of
+# its own, run once per adapter, alone.
+SIDE=0
+if [[ ",${PHASES}," == *,side-by-side,* ]]; then
+	[[ "${PHASES}" == side-by-side ]] || { say "--phases side-by-side runs alone, not with ${PHASES}"; exit 2; }
+	SIDE=1
+	SIDE_AGENTS=${BENCH_SIDE_AGENTS:-none,simulated}
+	[[ "${SIDE_AGENTS}" =~ ^(none|simulated)(,(none|simulated))*$ ]] || { say "BENCH_SIDE_AGENTS takes none and/or simulated, not ${SIDE_AGENTS}"; exit 2; }
+	((sizes_given)) || SIZES=1000
+	((modes_given)) || MODES=pooled
+else
+	HARNESS_ARGS=(--phases "${PHASES}" "${HARNESS_ARGS[@]}")
+fi
 REAL_AGENT=0
 for ((i = 0; i < ${#HARNESS_ARGS[@]}; i++)); do
 	a=${HARNESS_ARGS[i]}
@@ -154,6 +179,12 @@ if [[ -z "${BENCH_ADAPTER_BIN:-}" ]]; then
 fi
 go build -o "${RUN_DIR}/bench-load" ./bench/load
 go build -o "${RUN_DIR}/bench-report" ./bench/report
+if ((SIDE)); then
+	read -r ANCHOR_BIN ANCHOR_COMMIT < <(hack/anchor/build.sh --example "${ANCHOR_REF:-3f746a5}" "${RUN_DIR}/anchor-example") ||
+		{ say "could not build the anchor (hack/anchor/build.sh; set ANCHOR_GIT to a clone of hyperfleet-adapter)"; exit 1; }
+	[[ -n "${ANCHOR_BIN:-}" ]] || { say "could not build the anchor (hack/anchor/build.sh)"; exit 1; }
+	say "the anchor: ${ANCHOR_BIN} (commit ${ANCHOR_COMMIT}), its example in ${RUN_DIR}/anchor-example"
+fi
 say "built in $((SECONDS - build_start))s"
 
 drop_db() {
@@ -223,6 +254,35 @@ run_one() {
 	return "${rc}"
 }
 
+# run_side_by_side runs issue 47's side-by-side at one size against one
+# Maestro setup: the anchor, then bundle-adapter, each on a fresh Maestro,
+# then their comparison.
+run_side_by_side() {
+	local n=$1 mode=$2 agent=$3 out c bin
+	out=${RUN_DIR}/runs/side-by-side-${mode}-${n}-agent-${agent}
+	for c in anchor bundle-adapter; do
+		bin=${ADAPTER_BIN}
+		[[ "${c}" == anchor ]] && bin=${ANCHOR_BIN}
+		start_maestro "${mode}" || return 1
+		say "side-by-side: ${c} on the anchor's example config, ${n} clusters, agent ${agent} (log: ${RUN_DIR}/sbs*-${c}/${c}.log)"
+		local rc=0
+		"${RUN_DIR}/bench-load" side-by-side \
+			--contender "${c}" --bin "${bin}" --example "${RUN_DIR}/anchor-example" --agent "${agent}" \
+			--run-dir "${RUN_DIR}" \
+			--maestro-rest "${MAESTRO_REST_URL}" \
+			--maestro-grpc "${MAESTRO_GRPC_ADDR}" \
+			--maestro-broker "${MAESTRO_BROKER_ADDR}" \
+			--rabbitmq-url "${BENCH_RABBITMQ_URL:-amqp://guest:guest@127.0.0.1:5672/}" \
+			"${HARNESS_ARGS[@]}" \
+			--out "${out}" \
+			--clusters "${n}" || rc=$?
+		hack/maestro.sh stop >/dev/null 2>&1 || true
+		drop_db
+		((rc == 0)) || return "${rc}"
+	done
+	"${RUN_DIR}/bench-load" side-by-side-report --out "${out}" "${out}/sidebyside-anchor.json" "${out}/sidebyside-bundle-adapter.json"
+}
+
 # A Maestro or PgBouncer left over by an interrupted run of this script is ours: stop it.
 hack/maestro.sh stop >/dev/null 2>&1 || true
 hack/pgbouncer.sh stop >/dev/null 2>&1 || true
@@ -253,6 +313,23 @@ estimate() {
 }
 
 failed=()
+if ((SIDE)); then
+	for n in "${SIZE_LIST[@]}"; do
+		for mode in "${MODE_LIST[@]}"; do
+			for agent in ${SIDE_AGENTS//,/ }; do
+				say "side-by-side: ${mode} Maestro, ${n} clusters, agent ${agent}; about 4 min; each adapter's rounds are logged as they end"
+				run_start=${SECONDS}
+				run_side_by_side "${n}" "${mode}" "${agent}" || failed+=("side-by-side-${mode}-${n}-agent-${agent}")
+				say "side-by-side: ${mode} Maestro, ${n} clusters, agent ${agent} done in $((SECONDS - run_start))s"
+			done
+		done
+	done
+	if ((${#failed[@]})); then
+		say "side-by-side runs that failed or missed a floor: ${failed[*]} (results in ${RUN_DIR}/runs/)"
+		exit 1
+	fi
+	exit 0
+fi
 for n in "${SIZE_LIST[@]}"; do
 	for mode in "${MODE_LIST[@]}"; do
 		say "run: ${mode} Maestro, ${n} clusters, phases ${PHASES} (create, settle, warm-up, unchanged always);" \

@@ -19,6 +19,7 @@ type recordingAPI struct {
 	mu       sync.Mutex
 	inflight map[string]*inflight // cluster id -> the event awaiting its status
 	stray    int                  // status PUTs with no event in flight
+	parse    func([]byte) status  // reads a status body; nil: parseStatus
 }
 
 // inflight is one published event waiting for its status report.
@@ -66,7 +67,11 @@ func clusterID(i int) string { return fmt.Sprintf("c-%06d", i) }
 
 // onStatus completes the event in flight for cluster id with its status.
 func (a *recordingAPI) onStatus(id string, body []byte, at time.Time) {
-	st := parseStatus(body)
+	parse := a.parse
+	if parse == nil {
+		parse = parseStatus
+	}
+	st := parse(body)
 	st.at = at
 	a.mu.Lock()
 	f := a.inflight[id]
@@ -145,6 +150,37 @@ func parseStatus(body []byte) status {
 	}
 	if len(st.operations) == 0 && st.bad == "" {
 		st.bad = "status reports no bundles"
+	}
+	return st
+}
+
+// parseAnchorStatus reads the status payload of the anchor's maestro
+// example (bench/load side-by-side): its Health condition must be True
+// (the adapter ran every phase), and Available is kept as reported. It has
+// no bundles section.
+func parseAnchorStatus(body []byte) status {
+	var p struct {
+		Conditions []struct {
+			Type    string `json:"type"`
+			Status  string `json:"status"`
+			Reason  string `json:"reason"`
+			Message string `json:"message"`
+		} `json:"conditions"`
+	}
+	if err := json.Unmarshal(body, &p); err != nil {
+		return status{bad: "status body is not JSON: " + err.Error()}
+	}
+	st := status{operations: map[string]string{}, bad: "status reports no Health condition"}
+	for _, c := range p.Conditions {
+		switch c.Type {
+		case "Available":
+			st.available = c.Status
+		case "Health":
+			st.bad = ""
+			if c.Status != "True" {
+				st.bad = "Health " + c.Status + ": " + c.Reason + ": " + c.Message
+			}
+		}
 	}
 	return st
 }

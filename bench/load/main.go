@@ -134,8 +134,15 @@ func parseFlags() *options {
 }
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == agentsCommand {
-		os.Exit(runAgentsCommand(os.Args[2:]))
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case agentsCommand:
+			os.Exit(runAgentsCommand(os.Args[2:]))
+		case sideBySideCommand:
+			os.Exit(runSideBySideCommand(os.Args[2:]))
+		case sideBySideReportCommand:
+			os.Exit(runSideBySideReportCommand(os.Args[2:]))
+		}
 	}
 	o := parseFlags()
 	level := slog.LevelInfo

@@ -22,6 +22,11 @@ type AdapterOptions struct {
 	Files Files
 	// Args are more serve flags, after the harness's own (e.g. --shadow).
 	Args []string
+	// Argv, when set, is the whole command line after Bin instead of the
+	// harness's own flags and Args: the process then serves no health
+	// address the harness knows (Ready and Metrics do not apply), e.g.
+	// another adapter started with only its config files.
+	Argv []string
 	// Env is added to the harness's own environment (KEY=value).
 	Env []string
 	// LogPath receives the adapter's stdout and stderr, truncated first;
@@ -61,6 +66,10 @@ func StartAdapter(o AdapterOptions) (*Adapter, error) {
 	a.cmd = exec.Command(o.Bin, "serve", "--config", o.Files.Adapter, "--task-config", o.Files.Task,
 		"--broker-config", o.Files.Broker, "--listen", listen, "--metrics-listen", "")
 	a.cmd.Args = append(a.cmd.Args, o.Args...)
+	if o.Argv != nil {
+		a.listen = ""
+		a.cmd = exec.Command(o.Bin, o.Argv...)
+	}
 	a.cmd.Env = append(os.Environ(), o.Env...)
 	a.cmd.Stdout, a.cmd.Stderr = logFile, logFile
 	if o.OwnProcessGroup {

@@ -95,3 +95,38 @@ func QueueDepth(queue string) (ready, unacked int, err error) {
 	}
 	return 0, 0, fmt.Errorf("queue %s not listed by rabbitmqctl", queue)
 }
+
+// WaitQueueConsumed waits until queue exists on the RabbitMQ at url with at
+// least one consumer (a subscriber is ready to receive what is published to
+// its exchange), checking every 200 ms by a passive declare. It fails at
+// timeout, or at once when done is closed (the subscriber exited).
+func WaitQueueConsumed(url, queue string, timeout time.Duration, done <-chan struct{}) error {
+	conn, err := amqp.DialConfig(url, amqp.Config{Dial: amqp.DefaultDial(10 * time.Second)})
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	deadline := time.Now().Add(timeout)
+	for {
+		// A passive declare of a missing queue closes the channel: one per try.
+		ch, err := conn.Channel()
+		if err != nil {
+			return err
+		}
+		q, err := ch.QueueDeclarePassive(queue, false, false, false, false, nil)
+		if err == nil {
+			_ = ch.Close()
+			if q.Consumers > 0 {
+				return nil
+			}
+		}
+		select {
+		case <-done:
+			return fmt.Errorf("the subscriber exited before queue %s had a consumer", queue)
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("queue %s had no consumer within %v", queue, timeout)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -141,5 +142,30 @@ func TestQueueDepth(t *testing.T) {
 	}
 	if _, _, err := QueueDepth(queue + "-missing"); err == nil {
 		t.Error("a missing queue has a depth")
+	}
+}
+
+// WaitQueueConsumed returns once the queue has a consumer, and fails
+// naming the queue while it has none, or at once when the subscriber
+// exited; a missing queue is waited for, not an error.
+func TestWaitQueueConsumed(t *testing.T) {
+	url, _, ch := rabbitChannel(t)
+	queue := "stacktest-wait-" + time.Now().Format("150405.000000")
+	if err := WaitQueueConsumed(url, queue, 300*time.Millisecond, nil); err == nil || !strings.Contains(err.Error(), queue) {
+		t.Errorf("missing queue: %v, want a timeout naming it", err)
+	}
+	if _, err := ch.QueueDeclare(queue, false, true, false, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	close(exited)
+	if err := WaitQueueConsumed(url, queue, time.Minute, exited); err == nil || !strings.Contains(err.Error(), "exited") {
+		t.Errorf("subscriber exited: %v", err)
+	}
+	if _, err := ch.Consume(queue, "", true, false, false, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := WaitQueueConsumed(url, queue, 10*time.Second, nil); err != nil {
+		t.Errorf("consumed queue: %v", err)
 	}
 }
