@@ -116,7 +116,7 @@ type BrokerSubscription struct {
 // MaestroConfig configures the Maestro source client. Defaults: timeout 10s,
 // 3 retry attempts for unavailable errors, 1 REST read in flight per pod
 // (max_concurrent_reads; see maestroclient.Options.MaxConcurrentReads), and
-// per consumer at most 25 writes at once then 20 per second
+// per consumer at most 25 writes at once then 30 per second
 // (consumer_write_burst, consumer_writes_per_second; see
 // maestroclient.WriteBudget): 0 means the default. consumer_write_mode
 // adaptive (default) lets the rate rise from consumer_writes_per_second up
@@ -277,8 +277,8 @@ func (m *MaestroConfig) validate(l *configfile.ErrorList, path string) {
 	}
 	configfile.OneOf(l, path+".auth.type", m.Auth.Type, "", "tls", "none")
 	configfile.OneOf(l, path+".consumer_write_mode", m.ConsumerWriteMode, "", "adaptive", "fixed")
-	if c := m.ConsumerWritesCeiling; c != 0 && c < max(m.ConsumerWritesPerSecond, 20) {
-		l.Add(path+".consumer_writes_ceiling", "must be at least consumer_writes_per_second (0 means 20), not %v", c)
+	if c := m.ConsumerWritesCeiling; c != 0 && c < max(m.ConsumerWritesPerSecond, defaultConsumerWritesPerSecond) {
+		l.Add(path+".consumer_writes_ceiling", "must be at least consumer_writes_per_second (0 means %v), not %v", defaultConsumerWritesPerSecond, c)
 	}
 	tls := m.Auth.TLSConfig
 	if m.Auth.Type == "tls" && tls.CAFile == "" {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/bundle-adapter/bundle-adapter/internal/configfile"
@@ -50,6 +51,12 @@ const (
 )
 
 // AdapterBounds bounds the adapter config's leaves, keyed by YAML path.
+// defaultConsumerWritesPerSecond is what a zero
+// clients.maestro.consumer_writes_per_second means: the Maestro client's
+// write floor (maestroclient.DefaultConsumerWritesPerSecond; config does not
+// import the client, cmd's TestMaestroZeroMeansTheClientDefault ties them).
+const defaultConsumerWritesPerSecond = 30
+
 var AdapterBounds = map[string]Bound{
 	"adapter.name":    {Max: 253, Why: whyLabel},
 	"adapter.version": {Max: 128, Why: whyLabel},
@@ -68,7 +75,7 @@ var AdapterBounds = map[string]Bound{
 	"clients.maestro.server_healthiness_timeout":       {Max: int64(10 * time.Minute), Zero: "the client's default", Why: whyRequest},
 	"clients.maestro.retry_attempts":                   {Max: configfile.MaxRetryAttempts, Zero: "3", Why: whyRetries},
 	"clients.maestro.max_concurrent_reads":             {Max: 1024, Zero: "1", Why: "reads in flight per pod"},
-	"clients.maestro.consumer_writes_per_second":       {MaxF: 10_000, Zero: "20", Why: "writes per second per consumer"},
+	"clients.maestro.consumer_writes_per_second":       {MaxF: 10_000, Zero: strconv.Itoa(defaultConsumerWritesPerSecond), Why: "writes per second per consumer"},
 	"clients.maestro.consumer_write_burst":             {Max: 10_000, Zero: "25", Why: "writes at once per consumer"},
 	"clients.maestro.consumer_write_mode":              {Max: 8, Zero: "adaptive", Why: "adaptive or fixed"},
 	"clients.maestro.consumer_writes_ceiling":          {MaxF: 10_000, Zero: "400", Why: "writes per second per consumer"},

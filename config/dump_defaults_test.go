@@ -74,7 +74,7 @@ func TestDumpEffectiveDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"consumer_writes_per_second: 20 # default",
+		"consumer_writes_per_second: 30 # default",
 		"consumer_write_mode: adaptive # default",
 		"base_delay: 200ms # default",
 		"time: 0s # 0: no pings",

@@ -114,10 +114,10 @@ func TestBrokenAdapterConfig(t *testing.T) {
 		`clients.maestro.auth.type: set auth.type: tls, or insecure: true`,
 		`bad-adapter.yaml:8: clients.maestro.max_concurrent_reads: must not be negative (0 means 1), not -1`,
 		`bad-adapter.yaml:9: clients.maestro.view.max_age: must not be negative, got -1s`,
-		`bad-adapter.yaml:10: clients.maestro.consumer_writes_per_second: must not be negative (0 means 20), not -5`,
+		`bad-adapter.yaml:10: clients.maestro.consumer_writes_per_second: must not be negative (0 means 30), not -5`,
 		`bad-adapter.yaml:11: clients.maestro.consumer_write_burst: must not be negative (0 means 25), not -1`,
 		`bad-adapter.yaml:12: clients.maestro.consumer_write_mode: must be one of "", adaptive, fixed, not "fast"`,
-		`bad-adapter.yaml:13: clients.maestro.consumer_writes_ceiling: must be at least consumer_writes_per_second (0 means 20), not 10`,
+		`bad-adapter.yaml:13: clients.maestro.consumer_writes_ceiling: must be at least consumer_writes_per_second (0 means 30), not 10`,
 	})
 }
 

@@ -26,17 +26,21 @@ const (
 	DefaultConsumerWriteBurst = 25
 	// DefaultConsumerWritesPerSecond is the sustained rate per consumer
 	// after a burst (the fixed budget's rate, the adaptive budget's floor):
-	// 100 recreations (200 writes) of one consumer take about 9 s per
-	// replica (BenchmarkBudgetDrain). With it, two replicas recreating 100
-	// bundles of one real agent at once did not stall Maestro's broker
-	// (docs/reliability.md). It is what the budget falls back to whenever
-	// it has no proof that the agent keeps up (no status stream). Measured
-	// (TestRealAgentDrainRate, 2 shared cores, 2026-12-02): one real agent
-	// applied about 25 creates/s with the budget lifted, and reported a
-	// write in 37 ms when idle but 0.5-1.5 s at 20/s, so on such a machine
-	// the floor is already about what an agent drains, and the adaptive
-	// budget stays there.
-	DefaultConsumerWritesPerSecond = 20
+	// what the budget falls back to whenever it has no proof that the agent
+	// keeps up (no status stream, no agent, or one that does not report).
+	// It is set above what hyperfleet-adapter sends to one consumer with
+	// its own example config and no budget at all (26.5 creates/s, one
+	// event at a time, issue 47's side-by-side: hack/bench.sh --phases
+	// side-by-side), so a team switching over never creates slower: it was
+	// 20, and creates with no agent ran at 0.77x the anchor's. Against an
+	// agent: one real agent drained about 25 creates/s on 2 shared cores
+	// (TestRealAgentDrainRate, 2026-12-02), and with the budget lifted
+	// (sent at 60/s) it applied all 300 creates in 11.9 s without stalling
+	// Maestro; the anchor already sends it about 26/s per replica. Above the
+	// floor, the adaptive window (DefaultConsumerWriteWindow) is what keeps
+	// pace with a slower agent. 100 recreations (200 writes) of one consumer
+	// take about 6 s per replica at the floor (BenchmarkBudgetDrain).
+	DefaultConsumerWritesPerSecond = 30
 	// DefaultConsumerWriteCeiling is the adaptive budget's highest rate per
 	// consumer. Above about 200 creates/s one adapter replica is bound by
 	// its own publishers (four source clients at about 50 publishes/s each;
