@@ -110,3 +110,25 @@ func (v *View) PendingCreates() int {
 	defer v.mu.RUnlock()
 	return len(v.pending)
 }
+
+// UnlistedCreates is the number of creates this process sent at least
+// olderThan ago that still have no entry: no status of the agent made one
+// (none reported yet, or no agent), and no read or List since. The
+// refresher lists when they are many (Refresher.createsDue): one List
+// then makes all their entries instead of one read each in the round after
+// the creates.
+func (v *View) UnlistedCreates(olderThan time.Duration) int {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	before := v.since(v.clock()) - olderThan
+	n := 0
+	for k, p := range v.pending {
+		if p.at > before {
+			continue
+		}
+		if e := v.entries[k]; e == nil || e.gone {
+			n++
+		}
+	}
+	return n
+}

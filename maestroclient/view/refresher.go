@@ -39,10 +39,35 @@ type RefresherOptions struct {
 	// MinBackoff and MaxBackoff space the retries of a failed List
 	// (defaults 1s and 30s, MaxBackoff at most Every).
 	MinBackoff, MaxBackoff time.Duration
+	// CreateGrace is how long after a create of this process the agent's
+	// status may take before the create counts as unlisted
+	// (View.UnlistedCreates): once at least as many are unlisted as the last
+	// List had pages, a List is due at once (one request a page instead of
+	// one read a bundle in the round after the creates), at most one such
+	// List per createListSpacing of the last List's duration, and never
+	// sooner than CreateGrace after the last List began. Zero means
+	// DefaultCreateGrace; negative, never (only Every and subscriptions
+	// list).
+	CreateGrace time.Duration
 	// Listed, when set, is called after every List.
 	Listed func(RefreshResult)
 	Logger *slog.Logger
 }
+
+// DefaultCreateGrace is RefresherOptions.CreateGrace when it is zero: an
+// agent that keeps up reports a create within 40 ms idle and 0.5 to 1.5 s
+// under load (docs/reliability.md), so a create unreported after 2 s is
+// one the stream will not bring soon.
+const DefaultCreateGrace = 2 * time.Second
+
+// createListSpacing bounds the Lists unlisted creates cause: one begins
+// no sooner than this many times the last List's duration after it began,
+// so they take at most a fifth of Maestro's time for this source's Lists
+// (at 20,000 bundles a List takes about 12 s: one a minute at most).
+const createListSpacing = 5
+
+// createCheckEvery is how often Run counts unlisted creates.
+const createCheckEvery = 500 * time.Millisecond
 
 // Refresher fills and refreshes a View with Lists of this source's
 // bundles: one right after every (re)subscription of the status stream
@@ -60,6 +85,12 @@ type Refresher struct {
 
 	fillOnce sync.Once
 	filled   chan struct{} // closed by the first List after the first subscription
+
+	// The last List: when it began, how long it took, its pages (Run's
+	// goroutine only).
+	lastBegan time.Time
+	lastTook  time.Duration
+	lastPages int
 }
 
 // NewRefresher returns a refresher of v.
@@ -74,6 +105,9 @@ func NewRefresher(v *View, o RefresherOptions) *Refresher {
 		o.MaxBackoff = 30 * time.Second
 	}
 	o.MaxBackoff = max(min(o.MaxBackoff, o.Every), o.MinBackoff)
+	if o.CreateGrace == 0 {
+		o.CreateGrace = DefaultCreateGrace
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -123,16 +157,61 @@ func (r *Refresher) Run(ctx context.Context) {
 		default:
 			backoff = r.o.MinBackoff
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-r.kick:
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		if !r.wait(ctx, wait, err == nil) { // no early List during a failed one's backoff
 			return
 		}
-		t.Stop()
 	}
+}
+
+// wait waits d for the next List, or less: a kick (a subscription), or,
+// with creates, unlisted creates making a List due (createsDue). It
+// returns false when ctx ended.
+func (r *Refresher) wait(ctx context.Context, d time.Duration, creates bool) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	var check <-chan time.Time
+	if creates && r.o.CreateGrace >= 0 {
+		tick := time.NewTicker(createCheckEvery)
+		defer tick.Stop()
+		check = tick.C
+	}
+	for {
+		select {
+		case <-r.kick:
+			return true
+		case <-t.C:
+			return true
+		case <-check:
+			if r.createsDue() {
+				return true
+			}
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// createsDue reports whether unlisted creates make a List due: the view is
+// filled, the last List began at least CreateGrace and createListSpacing
+// of its duration ago, and at least as many creates as it had pages (at
+// least one) are unlisted past CreateGrace, so the List costs no more
+// requests than reading each of them would.
+func (r *Refresher) createsDue() bool {
+	select {
+	case <-r.filled:
+	default:
+		return false
+	}
+	since := time.Since(r.lastBegan)
+	if since < r.o.CreateGrace || since < createListSpacing*r.lastTook {
+		return false
+	}
+	n := r.v.UnlistedCreates(r.o.CreateGrace)
+	if n >= max(1, r.lastPages) {
+		r.o.Logger.Debug("bundle view: listing for creates no status reported", "creates", n, "grace", r.o.CreateGrace)
+		return true
+	}
+	return false
 }
 
 // refresh is one List into the view. A List that a resubscription
@@ -148,6 +227,7 @@ func (r *Refresher) refresh(ctx context.Context) error {
 		return nil
 	})
 	res.Took = time.Since(start)
+	r.lastBegan, r.lastTook, r.lastPages = start, res.Took, res.Pages
 	if r.o.Listed != nil {
 		r.o.Listed(res)
 	}
