@@ -35,10 +35,11 @@ soak: ## soak under load with faults, checked from outside histories (docs/relia
 fuzz: ## run every fuzz target for FUZZTIME each (seed corpora in testdata/fuzz; a failure is saved there)
 	hack/fuzz.sh $(FUZZTIME) $(FUZZMINIMIZETIME) $(FUZZ_TARGETS)
 
-bench: ## Go benchmarks, then the load harness at 1,000/10,000/50,000 clusters, stock and pooled Maestro (bench/README.md; BENCH_ARGS="--quick" or "--clusters 1000")
+bench: ## Go benchmarks, the load harness at 1,000/10,000/50,000 clusters, stock and pooled Maestro (bench/README.md; BENCH_ARGS="--quick" or "--clusters 1000"), then the side-by-side with hyperfleet-adapter (ANCHOR_GIT)
 	$(GO) test -run '^$$' -bench . -benchmem ./bundles/... ./adapter/...
 	$(GO) test -run '^$$' -bench 'Budget|ListPageFill' -benchmem ./maestroclient/
 	hack/bench.sh $(BENCH_ARGS)
+	hack/bench.sh --phases side-by-side
 
 dry-run: build ## run the sample event of the onprem example through the pipeline, twice, then a new generation
 	hack/dry-run-demo.sh
