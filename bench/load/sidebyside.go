@@ -133,14 +133,19 @@ type sbsResult struct {
 }
 
 func (r *sbsResult) write(dir string) error {
+	return writeJSONFile(dir, "sidebyside-"+r.Contender+".json", r)
+}
+
+// writeJSONFile writes v, indented, as dir/name, creating dir.
+func writeJSONFile(dir, name string, v any) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(r, "", "  ")
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "sidebyside-"+r.Contender+".json"), append(b, '\n'), 0o644)
+	return os.WriteFile(filepath.Join(dir, name), append(b, '\n'), 0o644)
 }
 
 // runSideBySide runs one contender's rounds.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -52,7 +53,7 @@ func summarize(r *sbsResult) sbsSummary {
 		s.Unreported += round.Lost + round.Failed
 		s.Bad += round.Bad
 		if s.FirstProblem == "" {
-			s.FirstProblem = firstOf(round.FirstError, round.FirstBad)
+			s.FirstProblem = cmp.Or(round.FirstError, round.FirstBad)
 		}
 		var n int64
 		for _, c := range round.MaestroREST {
@@ -76,15 +77,6 @@ func summarize(r *sbsResult) sbsSummary {
 		s.RESTPerUnchangedEvent = float64(rest) / float64(s.UnchangedEvents)
 	}
 	return s
-}
-
-func firstOf(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // sbsReport is side-by-side.json.
@@ -182,16 +174,9 @@ func loadAndCompare(anchorPath, oursPath string) (*sbsReport, error) {
 
 // write writes side-by-side.json and .md into dir and the table to w.
 func (r *sbsReport) write(dir string, w io.Writer) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
 	md := r.markdown()
 	return errors.Join(
-		os.WriteFile(filepath.Join(dir, "side-by-side.json"), append(b, '\n'), 0o644),
+		writeJSONFile(dir, "side-by-side.json", r),
 		os.WriteFile(filepath.Join(dir, "side-by-side.md"), []byte(md), 0o644),
 		func() error { _, err := io.WriteString(w, md); return err }())
 }
