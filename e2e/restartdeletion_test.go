@@ -8,6 +8,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 )
@@ -86,6 +87,12 @@ type addedWatch struct {
 // cluster-info ConfigMaps and their Jobs (validate-<id> in default) from
 // the current resource version on, re-watching from the last one seen when
 // a watch ends, until stop.
+//
+// It first waits until every one of those objects exists in the API
+// server: Applied=True says Maestro took the create, not that the agent
+// applied it, so a watch opened at once would see a late first apply as
+// an addition (the flake of stop 60). An object added after that is a
+// second one, reported with the uid the first had.
 func watchAdded(t *testing.T, kc *kubernetes.Clientset, cs []*cluster) *addedWatch {
 	t.Helper()
 	names := map[string]bool{}
@@ -94,6 +101,7 @@ func watchAdded(t *testing.T, kc *kubernetes.Clientset, cs []*cluster) *addedWat
 		names["ConfigMap "+c.namespace()+"/cluster-info"] = true
 		names["Job default/"+c.jobName()] = true
 	}
+	first := appliedUIDs(t, kc, cs)
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &addedWatch{cancel: cancel}
 	type source struct {
@@ -159,7 +167,7 @@ func watchAdded(t *testing.T, kc *kubernetes.Clientset, cs []*cluster) *addedWat
 					}
 					if ev.Type == watch.Added && names[name] {
 						w.mu.Lock()
-						w.added = append(w.added, fmt.Sprintf("%s (uid %s) at %s", name, obj.GetUID(), time.Now().Format(time.RFC3339Nano)))
+						w.added = append(w.added, fmt.Sprintf("%s (uid %s, was %s) at %s", name, obj.GetUID(), first[name], time.Now().Format(time.RFC3339Nano)))
 						w.mu.Unlock()
 					}
 				}
@@ -169,6 +177,41 @@ func watchAdded(t *testing.T, kc *kubernetes.Clientset, cs []*cluster) *addedWat
 	}
 	t.Cleanup(func() { cancel(); w.done.Wait() })
 	return w
+}
+
+// appliedUIDs waits until the agent has applied every cluster's
+// Namespace, ConfigMap and Job, and returns their uids by the names
+// watchAdded uses. It logs what was still missing at its first look.
+func appliedUIDs(t *testing.T, kc *kubernetes.Clientset, cs []*cluster) map[string]types.UID {
+	t.Helper()
+	ctx := context.Background()
+	uids := map[string]types.UID{}
+	look := func() error {
+		for _, c := range cs {
+			ns, err := kc.CoreV1().Namespaces().Get(ctx, c.namespace(), metav1.GetOptions{})
+			if err != nil {
+				return fmt.Errorf("Namespace %s: %w", c.namespace(), err)
+			}
+			cm, err := kc.CoreV1().ConfigMaps(c.namespace()).Get(ctx, "cluster-info", metav1.GetOptions{})
+			if err != nil {
+				return fmt.Errorf("ConfigMap %s/cluster-info: %w", c.namespace(), err)
+			}
+			job, err := kc.BatchV1().Jobs("default").Get(ctx, c.jobName(), metav1.GetOptions{})
+			if err != nil {
+				return fmt.Errorf("Job default/%s: %w", c.jobName(), err)
+			}
+			uids["Namespace "+c.namespace()] = ns.UID
+			uids["ConfigMap "+c.namespace()+"/cluster-info"] = cm.UID
+			uids["Job default/"+c.jobName()] = job.UID
+		}
+		return nil
+	}
+	start := time.Now()
+	if err := look(); err != nil {
+		eventually(t, 60*time.Second, "every cluster's objects applied by the agent", look)
+		t.Logf("at Applied=True the agent had not applied everything yet (%v); it had %v later", err, time.Since(start).Round(time.Millisecond))
+	}
+	return uids
 }
 
 // stop ends the watches and returns what they saw added.
