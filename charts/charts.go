@@ -8,6 +8,7 @@ package charts
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -335,9 +336,9 @@ func mountedConfig(c container, dir string) (*Mounted, error) {
 	if err := placeSecretFiles(mt, env, dir); err != nil {
 		return nil, err
 	}
-	mt.Config = firstOf(flagValue(c.Args, "config", "c"), env["ADAPTER_CONFIG_PATH"], env["HYPERFLEET_ADAPTER_CONFIG"])
-	mt.TaskConfig = firstOf(flagValue(c.Args, "task-config", "t"), env["ADAPTER_TASK_CONFIG_PATH"], env["HYPERFLEET_TASK_CONFIG"])
-	mt.BrokerConfig = firstOf(flagValue(c.Args, "broker-config", ""), env["BROKER_CONFIG_FILE"])
+	mt.Config = cmp.Or(flagValue(c.Args, "config", "c"), env["ADAPTER_CONFIG_PATH"], env["HYPERFLEET_ADAPTER_CONFIG"])
+	mt.TaskConfig = cmp.Or(flagValue(c.Args, "task-config", "t"), env["ADAPTER_TASK_CONFIG_PATH"], env["HYPERFLEET_TASK_CONFIG"])
+	mt.BrokerConfig = cmp.Or(flagValue(c.Args, "broker-config", ""), env["BROKER_CONFIG_FILE"])
 	for _, p := range []*string{&mt.Config, &mt.TaskConfig, &mt.BrokerConfig} {
 		if *p == "" {
 			return nil, errors.New("the Deployment does not name the adapter config, task config and broker config files")
@@ -399,15 +400,6 @@ func flagValue(args []string, long, short string) string {
 		}
 	}
 	return v
-}
-
-func firstOf(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // Validate runs `bundle-adapter validate` (adapter is the binary) on the

@@ -84,21 +84,12 @@ func restTLS(c config.MaestroConfig) maestroclient.TLSOptions {
 		return maestroclient.TLSOptions{Insecure: true}
 	}
 	files := c.Auth.TLSConfig
-	t := maestroclient.TLSOptions{CAFile: firstNonEmpty(files.HTTPCAFile, files.CAFile)}
+	t := maestroclient.TLSOptions{CAFile: cmp.Or(files.HTTPCAFile, files.CAFile)}
 	if c.Auth.Type == "tls" {
 		t.CertFile, t.KeyFile = files.CertFile, files.KeyFile
-		t.ServerName = firstNonEmpty(files.HTTPServerName, files.ServerName)
+		t.ServerName = cmp.Or(files.HTTPServerName, files.ServerName)
 	}
 	return t
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 // newAPI maps the adapter config onto the HyperFleet API client, traced
