@@ -3,12 +3,15 @@ package maestroclient_test
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	workv1 "open-cluster-management.io/api/work/v1"
 
 	"github.com/bundle-adapter/bundle-adapter/adapter"
+	"github.com/bundle-adapter/bundle-adapter/internal/stacktest"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient"
 	"github.com/bundle-adapter/bundle-adapter/maestroclient/view"
 )
@@ -62,5 +65,72 @@ func TestViewFilledByListRealMaestro(t *testing.T) {
 		if want := name != "b01"; hit != want {
 			t.Errorf("%s/%s: hit %v, want %v", consumer, name, hit, want)
 		}
+	}
+}
+
+// The round after creates no agent reports, on the real server (issue 47):
+// the refresher Lists once this process's creates are unreported past
+// CreateGrace, so every created bundle gets its entry from that List, in
+// one REST request a page (2 pages of 10 for 12 bundles) instead of a read
+// a bundle, and each entry is exactly what a read returns. No agent runs
+// for the consumer, so the stream brings nothing.
+func TestUnreportedCreatesListedRealMaestro(t *testing.T) {
+	s := requireServer(t)
+	ctx := t.Context()
+	source := unique("view-unlisted")
+	consumer := register(t, s, "vu")
+	restURL, requests := restCounter(t, s)
+	v := view.New(view.Options{MaxAge: time.Minute})
+	var c *maestroclient.Client
+	var lists atomic.Int64
+	r := view.NewRefresher(v, view.RefresherOptions{Logger: testLogger(t), CreateGrace: 500 * time.Millisecond,
+		Listed: func(view.RefreshResult) { lists.Add(1) },
+		List: func(ctx context.Context, page func([]adapter.BundleKey, []*workv1.ManifestWork, time.Time) error) error {
+			_, err := c.List(ctx, 10, page)
+			return err
+		}})
+	c = newClient(t, s, func(o *maestroclient.Options) { o.SourceID = source; o.HTTPURL = restURL; o.Status = r })
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { r.Run(runCtx); close(done) }()
+	t.Cleanup(func() { stop(); <-done })
+	select {
+	case <-r.Filled():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the view was not filled by a List after the subscription")
+	}
+
+	m := view.Maestro(c, v)
+	before, listsBefore := requests.Load(), lists.Load()
+	const n = 12
+	for i := range n {
+		if _, err := m.Create(ctx, consumer, bundle(fmt.Sprintf("u%02d", i), "v1"), adapter.ReadAbsent); err != nil {
+			t.Fatalf("Create: %v", err)
+		}
+	}
+	eventually(t, 30*time.Second, "an entry for every create, from a List", func() error {
+		for i := range n {
+			if _, ok := v.Lookup(consumer, fmt.Sprintf("u%02d", i)); !ok {
+				return fmt.Errorf("u%02d: no entry (%d Lists since the creates)", i, lists.Load()-listsBefore)
+			}
+		}
+		return nil
+	})
+	if got := requests.Load() - before; got != 2 {
+		t.Errorf("%d REST requests from the creates to their entries, want 2 (one List of 2 pages of 10)", got)
+	}
+	for i := range n {
+		name := fmt.Sprintf("u%02d", i)
+		hit, _ := v.Lookup(consumer, name)
+		read, err := c.Get(ctx, consumer, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, r := stacktest.JSONValue(t, hit), stacktest.JSONValue(t, read); !reflect.DeepEqual(g, r) {
+			t.Errorf("%s: the entry made by the List is not the read:\nentry %v\nread  %v", name, g, r)
+		}
+	}
+	if u := v.UnlistedCreates(0); u != 0 {
+		t.Errorf("%d creates still unlisted after the List", u)
 	}
 }
