@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,15 +33,16 @@ func TestStreamEntryIsTheRead(t *testing.T) {
 	defer cancel()
 	v := view.New(view.Options{MaxAge: time.Minute})
 	sink := stacktest.NewViewSink(v)
+	name := unique("e2e-stream-")
+	seen := &streamLog{next: sink, name: name}
 	mc, err := maestroclient.New(ctx, maestroclient.Options{GRPCAddress: st.grpcAddr, GRPC: maestroclient.TLSOptions{Insecure: true},
-		HTTPURL: st.restURL, HTTP: maestroclient.TLSOptions{Insecure: true}, SourceID: unique("e2e-stream-"), Status: sink})
+		HTTPURL: st.restURL, HTTP: maestroclient.TLSOptions{Insecure: true}, SourceID: unique("e2e-stream-"), Status: seen})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer mc.Close()
 	sink.WaitSubscribed(t, 30*time.Second)
 	m := view.Maestro(mc, v)
-	name := unique("e2e-stream-")
 	t.Cleanup(func() { _ = mc.Delete(context.Background(), st.consumer, name) })
 	if _, err := m.Create(ctx, st.consumer, streamBundle(name), adapter.ReadAbsent); err != nil {
 		t.Fatal(err)
@@ -49,7 +51,7 @@ func TestStreamEntryIsTheRead(t *testing.T) {
 	eventually(t, 60*time.Second, "the agent's status making the entry", func() error {
 		var ok bool
 		if first, ok = v.Lookup(st.consumer, name); !ok {
-			return errors.New("no entry yet")
+			return fmt.Errorf("no entry yet (%s; %d creates pending)", seen, v.PendingCreates())
 		}
 		return nil
 	})
@@ -109,4 +111,40 @@ func conditionTypes(w *workv1.ManifestWork) []string {
 		out = append(out, c.Type+"="+string(c.Status))
 	}
 	return out
+}
+
+// streamLog hands the stream on to next and keeps what it carried of one
+// bundle, and how many (re)subscriptions came, so that a missing entry
+// says whether the status never came or came and made nothing (the
+// second CI rehearsal of 2026-12-08: Maestro sent both statuses to this
+// subscriber, yet no entry came in 60 s).
+type streamLog struct {
+	next       maestroclient.StatusSink
+	name       string
+	mu         sync.Mutex
+	subscribed int
+	statuses   []string
+}
+
+func (s *streamLog) Subscribed() {
+	s.mu.Lock()
+	s.subscribed++
+	s.mu.Unlock()
+	s.next.Subscribed()
+}
+
+func (s *streamLog) Status(w *workv1.ManifestWork) {
+	if w != nil && w.Name == s.name {
+		s.mu.Lock()
+		s.statuses = append(s.statuses, fmt.Sprintf("write id %q generation %d conditions %v at %s",
+			w.Annotations[bundles.WriteIDAnnotation], w.Generation, conditionTypes(w), time.Now().Format("15:04:05.000")))
+		s.mu.Unlock()
+	}
+	s.next.Status(w)
+}
+
+func (s *streamLog) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fmt.Sprintf("%d (re)subscriptions; statuses of the bundle: %v", s.subscribed, s.statuses)
 }
