@@ -37,25 +37,7 @@ func TestViewFilledByListRealMaestro(t *testing.T) {
 		t.Fatalf("Delete: %v", err)
 	}
 
-	restURL, requests := restCounter(t, s)
-	v := view.New(view.Options{MaxAge: time.Minute})
-	var c *maestroclient.Client
-	r := view.NewRefresher(v, view.RefresherOptions{Logger: testLogger(t),
-		List: func(ctx context.Context, page func([]adapter.BundleKey, []*workv1.ManifestWork, time.Time) error) error {
-			_, err := c.List(ctx, 10, page)
-			return err
-		}})
-	c = newClient(t, s, func(o *maestroclient.Options) { o.SourceID = source; o.HTTPURL = restURL; o.Status = r })
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { r.Run(runCtx); close(done) }()
-	t.Cleanup(func() { stop(); <-done })
-
-	select {
-	case <-r.Filled():
-	case <-time.After(30 * time.Second):
-		t.Fatal("the view was not filled by a List after the subscription")
-	}
+	v, _, requests := listedView(t, s, source, view.RefresherOptions{})
 	if got := requests.Load(); got != 2 {
 		t.Errorf("%d REST requests to fill the view of %d bundles, want 2 pages of 10", got, n)
 	}
@@ -79,26 +61,9 @@ func TestUnreportedCreatesListedRealMaestro(t *testing.T) {
 	ctx := t.Context()
 	source := unique("view-unlisted")
 	consumer := register(t, s, "vu")
-	restURL, requests := restCounter(t, s)
-	v := view.New(view.Options{MaxAge: time.Minute})
-	var c *maestroclient.Client
 	var lists atomic.Int64
-	r := view.NewRefresher(v, view.RefresherOptions{Logger: testLogger(t), CreateGrace: 500 * time.Millisecond,
-		Listed: func(view.RefreshResult) { lists.Add(1) },
-		List: func(ctx context.Context, page func([]adapter.BundleKey, []*workv1.ManifestWork, time.Time) error) error {
-			_, err := c.List(ctx, 10, page)
-			return err
-		}})
-	c = newClient(t, s, func(o *maestroclient.Options) { o.SourceID = source; o.HTTPURL = restURL; o.Status = r })
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { r.Run(runCtx); close(done) }()
-	t.Cleanup(func() { stop(); <-done })
-	select {
-	case <-r.Filled():
-	case <-time.After(30 * time.Second):
-		t.Fatal("the view was not filled by a List after the subscription")
-	}
+	v, c, requests := listedView(t, s, source, view.RefresherOptions{CreateGrace: 500 * time.Millisecond,
+		Listed: func(view.RefreshResult) { lists.Add(1) }})
 
 	m := view.Maestro(c, v)
 	before, listsBefore := requests.Load(), lists.Load()
@@ -133,4 +98,32 @@ func TestUnreportedCreatesListedRealMaestro(t *testing.T) {
 	if u := v.UnlistedCreates(0); u != 0 {
 		t.Errorf("%d creates still unlisted after the List", u)
 	}
+}
+
+// listedView starts a view kept by a refresher that lists source's
+// bundles 10 a page through a client whose REST requests are counted
+// (opts' List and Logger are set here), and waits until the first List
+// after the subscription filled it.
+func listedView(t *testing.T, s server, source string, opts view.RefresherOptions) (*view.View, *maestroclient.Client, *atomic.Int64) {
+	t.Helper()
+	restURL, requests := restCounter(t, s)
+	v := view.New(view.Options{MaxAge: time.Minute})
+	var c *maestroclient.Client
+	opts.Logger = testLogger(t)
+	opts.List = func(ctx context.Context, page func([]adapter.BundleKey, []*workv1.ManifestWork, time.Time) error) error {
+		_, err := c.List(ctx, 10, page)
+		return err
+	}
+	r := view.NewRefresher(v, opts)
+	c = newClient(t, s, func(o *maestroclient.Options) { o.SourceID = source; o.HTTPURL = restURL; o.Status = r })
+	runCtx, stop := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { r.Run(runCtx); close(done) }()
+	t.Cleanup(func() { stop(); <-done })
+	select {
+	case <-r.Filled():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the view was not filled by a List after the subscription")
+	}
+	return v, c, requests
 }
